@@ -1,0 +1,41 @@
+# blog: the two set-up commands are `make build` and `make test` (see README.md).
+SWIFT ?= swift
+BLOG_RELEASE := .build/release/blog
+BLOG_DEBUG := .build/debug/blog
+
+.PHONY: all deps test-deps build release debug test swift-test e2e-test bench clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+test-deps:
+	@scripts/install-deps.sh test
+
+release: deps
+	$(SWIFT) build -c release --product blog
+
+debug: deps
+	$(SWIFT) build --product blog
+
+## Builds the example site from content/ into public/.
+build: release
+	$(BLOG_RELEASE) build --source . --output public
+
+## Runs the whole test suite: Swift unit and end-to-end tests, then the browser and validator checks.
+test: test-deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --parallel --num-workers 2
+	$(SWIFT) build --product blog
+	BLOG=$(BLOG_DEBUG) .venv/bin/python -m pytest -q Tests/integration
+
+swift-test: deps
+	$(SWIFT) test
+
+bench: deps
+	@scripts/install-deps.sh bench
+	scripts/bench.sh
+
+clean:
+	rm -rf .build public .bench

@@ -1,0 +1,58 @@
+// swift-tools-version:5.10
+// blog: a static site generator for Qiita-style technical archives.
+// Module layout: see README.md ("Source layout"). No dependency outside this package:
+// the C libraries come from Debian packages through systemLibrary targets.
+import PackageDescription
+
+let package = Package(
+    name: "blog",
+    products: [
+        .executable(name: "blog", targets: ["blog"]),
+    ],
+    targets: [
+        // C libraries from Debian, wrapped once.
+        .systemLibrary(name: "CCmark", path: "Sources/CCmark", pkgConfig: "libcmark",
+                       providers: [.apt(["libcmark-dev"])]),
+        .systemLibrary(name: "CYaml", path: "Sources/CYaml", pkgConfig: "yaml-0.1",
+                       providers: [.apt(["libyaml-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
+                       providers: [.apt(["libmicrohttpd-dev"])]),
+
+        // Shared vocabulary: diagnostics, paths, slugs, console.
+        .target(name: "BlogCore"),
+        // libyaml events -> YAMLValue with line marks.
+        .target(name: "BlogYAML", dependencies: ["CYaml", "BlogCore"]),
+        // cmark + the Qiita dialect + syntax highlighting.
+        .target(name: "BlogMarkdown", dependencies: ["CCmark", "BlogCore"]),
+        // Spec-complete Mustache, no dependencies.
+        .target(name: "BlogMustache"),
+        // Japanese-aware search index (tokenizer, shards).
+        .target(name: "BlogSearch", dependencies: ["BlogCore"]),
+        // Config, front matter, posts and pages, the content loader.
+        .target(name: "BlogContent", dependencies: ["BlogCore", "BlogYAML", "BlogMarkdown"]),
+        // Qiita importers and authoring helpers.
+        .target(name: "BlogImport", dependencies: ["BlogCore", "BlogContent"]),
+        // The default theme, embedded into the binary at build time from themes/default.
+        .executableTarget(name: "embed-theme", path: "Sources/embed-theme"),
+        .plugin(name: "EmbedTheme", capability: .buildTool(), dependencies: ["embed-theme"]),
+        .target(name: "DefaultTheme", plugins: ["EmbedTheme"]),
+        // Assembly, rendering, feeds, indexes, output.
+        .target(name: "BlogSite", dependencies: ["BlogCore", "BlogContent", "BlogMustache", "BlogSearch", "DefaultTheme"]),
+        // The preview server: libmicrohttpd, inotify, live reload.
+        .target(name: "BlogServer", dependencies: ["BlogCore", "CMicroHTTPD"]),
+        // Commands, argument parsing, help, exit codes.
+        .target(name: "BlogCLI", dependencies: ["BlogCore", "BlogContent", "BlogSite", "BlogServer", "BlogImport"]),
+        .executableTarget(name: "blog", dependencies: ["BlogCLI"]),
+
+        .testTarget(name: "BlogCoreTests", dependencies: ["BlogCore"]),
+        .testTarget(name: "BlogYAMLTests", dependencies: ["BlogYAML"]),
+        .testTarget(name: "BlogMarkdownTests", dependencies: ["BlogMarkdown"], exclude: ["Fixtures"]),
+        .testTarget(name: "BlogMustacheTests", dependencies: ["BlogMustache"]),
+        .testTarget(name: "BlogSearchTests", dependencies: ["BlogSearch"]),
+        .testTarget(name: "BlogContentTests", dependencies: ["BlogContent"]),
+        .testTarget(name: "BlogImportTests", dependencies: ["BlogImport", "BlogContent"], exclude: ["Fixtures"]),
+        .testTarget(name: "BlogSiteTests", dependencies: ["BlogSite", "BlogContent"], exclude: ["Fixtures"]),
+        .testTarget(name: "BlogServerTests", dependencies: ["BlogServer"]),
+        .testTarget(name: "BlogCLITests", dependencies: ["BlogCLI"]),
+    ]
+)

@@ -1,0 +1,1 @@
+// BlogContent: see README.md

@@ -1,0 +1,87 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where a command writes: results to `output`, messages to `errors`.
+/// Passed explicitly so that library code never touches global output state.
+public final class Console: @unchecked Sendable {
+    private let outputSink: (String) -> Void
+    private let errorSink: (String) -> Void
+    private let lock = Mutex()
+    public let errorIsTerminal: Bool
+
+    public init(output: @escaping (String) -> Void, errors: @escaping (String) -> Void, errorIsTerminal: Bool = false) {
+        self.outputSink = output
+        self.errorSink = errors
+        self.errorIsTerminal = errorIsTerminal
+    }
+
+    /// The process's stdout and stderr.
+    public static func standard() -> Console {
+        Console(
+            output: { text in fputs(text, stdout); fflush(stdout) },
+            errors: { text in fputs(text, stderr) },
+            errorIsTerminal: isatty(2) != 0
+        )
+    }
+
+    /// Collects everything in memory (for tests).
+    public static func capturing() -> (Console, CapturedOutput) {
+        let captured = CapturedOutput()
+        let console = Console(output: { captured.append(out: $0) }, errors: { captured.append(err: $0) })
+        return (console, captured)
+    }
+
+    public func print(_ text: String) {
+        lock.withLock { outputSink(text + "\n") }
+    }
+
+    public func printError(_ text: String) {
+        lock.withLock { errorSink(text + "\n") }
+    }
+
+    /// Writes raw text to the error stream without a newline (progress bars).
+    public func writeError(_ text: String) {
+        lock.withLock { errorSink(text) }
+    }
+
+    public func report(_ diagnostic: Diagnostic) {
+        printError(diagnostic.description)
+    }
+}
+
+public final class CapturedOutput: @unchecked Sendable {
+    private let lock = Mutex()
+    private var outText = ""
+    private var errText = ""
+
+    public init() {}
+
+    public var output: String { lock.withLock { outText } }
+    public var errors: String { lock.withLock { errText } }
+
+    func append(out text: String) { lock.withLock { outText += text } }
+    func append(err text: String) { lock.withLock { errText += text } }
+}
+
+/// A small pthread mutex (Foundation's NSLock is fine too; this keeps BlogCore free of Foundation).
+public final class Mutex: @unchecked Sendable {
+    private var mutex = pthread_mutex_t()
+
+    public init() {
+        pthread_mutex_init(&mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(&mutex)
+    }
+
+    @discardableResult
+    public func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return try body()
+    }
+}

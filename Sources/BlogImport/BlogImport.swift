@@ -1,0 +1,1 @@
+// BlogImport: see README.md

@@ -1,0 +1,1 @@
+// BlogMustache: see README.md

@@ -1,0 +1,1 @@
+// BlogSearch: see README.md

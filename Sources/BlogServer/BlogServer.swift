@@ -1,0 +1,1 @@
+// BlogServer: see README.md

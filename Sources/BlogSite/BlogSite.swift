@@ -1,0 +1,1 @@
+// BlogSite: see README.md

@@ -1,0 +1,1 @@
+// BlogYAML: see README.md

@@ -1,0 +1,8 @@
+import XCTest
+@testable import BlogCLI
+
+final class BlogCLISmokeTests: XCTestCase {
+    func testModuleLoads() throws {
+        XCTAssertTrue(true)
+    }
+}

@@ -1,0 +1,8 @@
+import XCTest
+@testable import BlogCore
+
+final class BlogCoreSmokeTests: XCTestCase {
+    func testModuleLoads() throws {
+        XCTAssertTrue(true)
+    }
+}

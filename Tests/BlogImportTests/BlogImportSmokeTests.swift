@@ -1,0 +1,8 @@
+import XCTest
+@testable import BlogImport
+
+final class BlogImportSmokeTests: XCTestCase {
+    func testModuleLoads() throws {
+        XCTAssertTrue(true)
+    }
+}

@@ -1,0 +1,8 @@
+import XCTest
+@testable import BlogSite
+
+final class BlogSiteSmokeTests: XCTestCase {
+    func testModuleLoads() throws {
+        XCTAssertTrue(true)
+    }
+}

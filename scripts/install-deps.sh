@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Installs what blog needs on Debian 12, only what is missing.
+#   scripts/install-deps.sh          build dependencies (C libraries, pkg-config)
+#   scripts/install-deps.sh test     also the test tools (Chromium, its driver, Java, Python packages)
+#   scripts/install-deps.sh bench    also the benchmark peers (hugo, valgrind, hyperfine)
+# apt-get is used when a package is missing; sudo only when not root.
+set -euo pipefail
+
+want=(pkg-config libcmark-dev libyaml-dev libmicrohttpd-dev)
+case "${1:-}" in
+  test) want+=(chromium chromium-driver default-jre-headless python3-venv) ;;
+  bench) want+=(hugo hyperfine time) ;;
+esac
+
+missing=()
+for pkg in "${want[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$pkg")
+  fi
+done
+
+if [ "${#missing[@]}" -gt 0 ]; then
+  if command -v apt-get >/dev/null 2>&1; then
+    sudo_cmd=()
+    if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+    echo "install-deps: installing ${missing[*]}" >&2
+    "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "install-deps: missing ${missing[*]} and apt-get is not available; install them by hand" >&2
+    exit 1
+  fi
+fi
+
+if ! command -v swift >/dev/null 2>&1; then
+  echo "install-deps: the Swift 6 toolchain is required (swift not found on PATH)" >&2
+  exit 1
+fi
+
+if [ "${1:-}" = "test" ]; then
+  # Python tools for the browser, feed and HTML checks, in a venv inside the checkout.
+  venv=".venv"
+  if [ ! -x "$venv/bin/python" ]; then
+    python3 -m venv "$venv" 2>/dev/null || python3 -m venv --without-pip "$venv"
+  fi
+  reqs=scripts/test-requirements.txt
+  stamp="$venv/.requirements"
+  if ! cmp -s "$reqs" "$stamp" 2>/dev/null; then
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$reqs"
+    cp "$reqs" "$stamp"
+  fi
+fi
