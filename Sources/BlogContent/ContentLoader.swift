@@ -103,20 +103,15 @@ public struct ContentLoader {
         }
         let before = diagnostics.count
         let front = FrontMatter.parse(yaml, firstLine: document.yamlFirstLine, path: path, zone: config.timezone, diagnostics: &diagnostics)
-        let frontFailed = diagnostics[before...].contains { $0.severity == .error }
-        let titleLine = front.keyLines["title"] ?? 1
+        if diagnostics[before...].contains(where: { $0.severity == .error }) { return .failed }
         guard let title = front.title, !title.trimmingCharacters(in: .whitespaces).isEmpty else {
-            if !frontFailed || front.keyLines["title"] == nil {
-                diagnostics.append(.error("missing 'title' in the front matter", at: SourceLocation(file: path, line: front.keyLines["title"] ?? 1, column: 1)))
-            }
+            diagnostics.append(.error("missing 'title' in the front matter", at: SourceLocation(file: path, line: front.keyLines["title"] ?? 1, column: 1)))
             return .failed
         }
-        _ = titleLine
-        if isPost && front.date == nil && front.keyLines["date"] == nil && front.keyLines["created_at"] == nil && front.keyLines["updated_at"] == nil {
+        if isPost && front.date == nil {
             diagnostics.append(.error("missing 'date' in the front matter (ISO 8601, e.g. date: 2020-02-06T10:00:00+09:00)", at: SourceLocation(file: path, line: 1, column: 1)))
             return .failed
         }
-        if frontFailed { return .failed }
         let rendered = renderer.render(document.body)
         if isPost {
             guard let date = front.date else { return .failed }

@@ -30,6 +30,13 @@ public struct OutputWriter {
         public var unchanged = 0
         public var removed = 0
         public var preserved = 0
+
+        public init(written: Int = 0, unchanged: Int = 0, removed: Int = 0, preserved: Int = 0) {
+            self.written = written
+            self.unchanged = unchanged
+            self.removed = removed
+            self.preserved = preserved
+        }
     }
 
     static func realPath(_ url: URL) -> String {
