@@ -77,7 +77,7 @@ struct PageRenderer {
                 "slug": .string(tag.slug),
                 "url": .string(urls.tag(tag.slug)),
                 "count": .int(tag.postIndices.count),
-                "feed_url": .string(urls.path("tags/\(tag.slug)/feed.xml")),
+                "feed_url": .string(urls.path("tags/\(Slug.percentEncodePath(tag.slug))/feed.xml")),
             ])
         }
         self.tagValues = tagValues
