@@ -41,7 +41,7 @@ let package = Package(
         // The preview server: libmicrohttpd, inotify, live reload.
         .target(name: "BlogServer", dependencies: ["BlogCore", "CMicroHTTPD"]),
         // Commands, argument parsing, help, exit codes.
-        .target(name: "BlogCLI", dependencies: ["BlogCore", "BlogContent", "BlogSite", "BlogServer", "BlogImport"]),
+        .target(name: "BlogCLI", dependencies: ["BlogCore", "BlogContent", "BlogSite", "BlogServer", "BlogImport", "DefaultTheme"]),
         .executableTarget(name: "blog", dependencies: ["BlogCLI"]),
 
         .testTarget(name: "BlogCoreTests", dependencies: ["BlogCore"]),

@@ -1,0 +1,119 @@
+import BlogCore
+
+/// A declared option of a command.
+public struct OptionSpec: Sendable {
+    public var name: String
+    public var short: Character?
+    /// Placeholder of the value (`DIR`); nil for a flag.
+    public var valueName: String?
+    public var help: String
+    /// May be given several times (values collected).
+    public var repeatable: Bool
+
+    public static func flag(_ name: String, short: Character? = nil, _ help: String) -> OptionSpec {
+        OptionSpec(name: name, short: short, valueName: nil, help: help, repeatable: false)
+    }
+
+    public static func value(_ name: String, _ valueName: String, short: Character? = nil, repeatable: Bool = false, _ help: String) -> OptionSpec {
+        OptionSpec(name: name, short: short, valueName: valueName, help: help, repeatable: repeatable)
+    }
+}
+
+/// A positional argument, for help text.
+public struct ArgumentSpec: Sendable {
+    public var name: String
+    public var help: String
+    public var optional: Bool
+    public var variadic: Bool
+
+    public init(_ name: String, _ help: String, optional: Bool = false, variadic: Bool = false) {
+        self.name = name
+        self.help = help
+        self.optional = optional
+        self.variadic = variadic
+    }
+}
+
+/// A wrong command line: printed with a hint to `--help`, exit code 64.
+public struct UsageError: Error, Equatable {
+    public var message: String
+    public var command: String
+
+    public init(_ message: String, command: String) {
+        self.message = message
+        self.command = command
+    }
+}
+
+/// Parsed command line of one command.
+public struct ParsedArguments: Sendable {
+    public var flags: Set<String> = []
+    public var values: [String: [String]] = [:]
+    public var positionals: [String] = []
+
+    public func flag(_ name: String) -> Bool { flags.contains(name) }
+    public func value(_ name: String) -> String? { values[name]?.last }
+    public func allValues(_ name: String) -> [String] { values[name] ?? [] }
+
+    /// Parses `arguments` against `options`. `--` ends options. `--name=value` and `--name value` both work.
+    public static func parse(_ arguments: [String], options: [OptionSpec], command: String) throws -> ParsedArguments {
+        var result = ParsedArguments()
+        var index = 0
+        var onlyPositionals = false
+        func spec(named name: String) throws -> OptionSpec {
+            if let found = options.first(where: { $0.name == name }) { return found }
+            let close = options.map(\.name).filter { $0.hasPrefix(String(name.prefix(3))) }
+            let hint = close.isEmpty ? "" : " (did you mean --\(close[0])?)"
+            throw UsageError("unknown option '--\(name)'\(hint)", command: command)
+        }
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if onlyPositionals || argument == "-" || !argument.hasPrefix("-") {
+                result.positionals.append(argument)
+                continue
+            }
+            if argument == "--" {
+                onlyPositionals = true
+                continue
+            }
+            var name: String
+            var inlineValue: String?
+            if argument.hasPrefix("--") {
+                name = String(argument.dropFirst(2))
+                if let equals = name.firstIndex(of: "=") {
+                    inlineValue = String(name[name.index(after: equals)...])
+                    name = String(name[..<equals])
+                }
+            } else {
+                let letters = Array(argument.dropFirst())
+                guard letters.count == 1, let option = options.first(where: { $0.short == letters[0] }) else {
+                    throw UsageError("unknown option '\(argument)'", command: command)
+                }
+                name = option.name
+            }
+            let option = try spec(named: name)
+            if let valueName = option.valueName {
+                let value: String
+                if let inlineValue {
+                    value = inlineValue
+                } else if index < arguments.count {
+                    value = arguments[index]
+                    index += 1
+                } else {
+                    throw UsageError("option '--\(name)' needs a value (\(valueName))", command: command)
+                }
+                if !option.repeatable && result.values[name] != nil {
+                    throw UsageError("option '--\(name)' was given more than once", command: command)
+                }
+                result.values[name, default: []].append(value)
+            } else {
+                if inlineValue != nil {
+                    throw UsageError("option '--\(name)' takes no value", command: command)
+                }
+                result.flags.insert(name)
+            }
+        }
+        return result
+    }
+}

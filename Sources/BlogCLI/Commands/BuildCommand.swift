@@ -1,0 +1,70 @@
+import BlogCore
+import BlogSite
+import Foundation
+
+enum BuildCommand: BlogCommand {
+    static let name = "build"
+    static let abstract = "Build the site from content/ into the output folder."
+    static let discussion = """
+    Reads blog.yml, content/, static/, layouts/ and themes/ from the source folder and writes the
+    site to the output folder. Nothing is written when any file has an error: the previous output
+    stays as it was. Only files whose bytes changed are rewritten.
+    """
+    static let options: [OptionSpec] = [
+        .value("source", "DIR", short: "s", "The site folder (default: the current folder)."),
+        .value("output", "DIR", short: "o", "Where to write the site (default: <source>/public)."),
+        .flag("drafts", "Include drafts (draft: true, private: true)."),
+        .flag("future", "Include posts dated in the future."),
+        .value("base-url", "URL", "Override base_url from blog.yml (e.g. https://user.github.io/archive/)."),
+        .flag("quiet", short: "q", "Print errors only."),
+        .flag("timings", "Print the time each build phase took."),
+    ]
+
+    static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> Int32 {
+        guard arguments.positionals.isEmpty else {
+            throw UsageError("unexpected argument '\(arguments.positionals[0])'", command: name)
+        }
+        let started = Date()
+        let source = context.resolve(arguments.value("source") ?? ".")
+        let output = arguments.value("output").map(context.resolve) ?? source.appendingPathComponent("public")
+        try checkSiteFolder(source)
+        let writer = OutputWriter(output: output, source: source)
+        try writer.validate()
+        let site = try SiteBuilder.build(BuildOptions(siteDirectory: source, includeDrafts: arguments.flag("drafts"),
+                                                      includeFuture: arguments.flag("future"), baseURL: arguments.value("base-url")),
+                                         console: context.console)
+        if !arguments.flag("quiet") {
+            for warning in site.warnings { context.console.report(warning) }
+        }
+        let writeStarted = Date()
+        let summary = try writer.write(site.files)
+        let seconds = Date().timeIntervalSince(started)
+        if arguments.flag("timings") {
+            for (phase, duration) in site.timings {
+                context.console.printError(String(format: "  %-10@ %7.1f ms", phase as NSString, duration * 1000))
+            }
+            context.console.printError(String(format: "  %-10@ %7.1f ms", "write" as NSString, Date().timeIntervalSince(writeStarted) * 1000))
+        }
+        if !arguments.flag("quiet") {
+            let model = site.model
+            context.console.print(String(format: "Built %d posts, %d pages, %d tags into %@ in %.2f s (%d files: %d written, %d unchanged, %d removed)",
+                                         model.posts.count, model.pages.count, model.tags.count, output.path, seconds,
+                                         site.files.count, summary.written, summary.unchanged, summary.removed))
+        }
+        return ExitCode.success
+    }
+
+    /// A clear message when the source is not a site at all.
+    static func checkSiteFolder(_ source: URL) throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: source.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw Diagnostic.error("the source folder does not exist", at: SourceLocation(file: source.path))
+        }
+        let hasConfig = FileManager.default.fileExists(atPath: source.appendingPathComponent("blog.yml").path)
+        let hasContent = FileManager.default.fileExists(atPath: source.appendingPathComponent("content").path)
+        if !hasConfig && !hasContent {
+            throw Diagnostic.error("this is not a blog site: no blog.yml and no content/ folder (create one with 'blog init DIR')",
+                                   at: SourceLocation(file: source.path))
+        }
+    }
+}

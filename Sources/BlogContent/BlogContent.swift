@@ -1,1 +1,0 @@
-// BlogContent: see README.md

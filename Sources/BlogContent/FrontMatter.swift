@@ -1,0 +1,167 @@
+import BlogCore
+import BlogYAML
+import Foundation
+
+/// A file split into its YAML front matter and its Markdown body.
+public struct SplitDocument: Sendable {
+    /// The YAML text between the `---` lines (nil when the file has no front matter).
+    public var yaml: String?
+    /// Line number (1-based) of the first YAML line in the file.
+    public var yamlFirstLine: Int
+    public var body: String
+    /// Line number (1-based) of the first body line in the file.
+    public var bodyFirstLine: Int
+
+    /// Splits at line-anchored `---` fences: the first line must be `---` and the front matter ends at
+    /// the next line that is `---` or `...` (trailing spaces allowed). A `---` elsewhere is Markdown.
+    public static func split(_ text: String, path: String) throws -> SplitDocument {
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        func isFence(_ line: Substring, allowDots: Bool) -> Bool {
+            var trimmed = line
+            while let last = trimmed.last, last == " " || last == "\t" { trimmed.removeLast() }
+            return trimmed == "---" || (allowDots && trimmed == "...")
+        }
+        guard let first = lines.first, isFence(first, allowDots: false) else {
+            return SplitDocument(yaml: nil, yamlFirstLine: 1, body: text, bodyFirstLine: 1)
+        }
+        for index in 1..<max(lines.count, 1) where isFence(lines[index], allowDots: true) {
+            let yaml = lines[1..<index].joined(separator: "\n")
+            lines.removeFirst(index + 1)
+            return SplitDocument(yaml: yaml, yamlFirstLine: 2, body: lines.joined(separator: "\n"), bodyFirstLine: index + 2)
+        }
+        throw Diagnostic.error("the front matter starting here is not closed by a '---' line", at: SourceLocation(file: path, line: 1, column: 1))
+    }
+}
+
+/// Front matter, typed. Qiita's keys are accepted beside ours.
+public struct FrontMatter: Sendable {
+    public var title: String?
+    public var date: PostDate?
+    public var updated: PostDate?
+    public var tags: [String] = []
+    public var draft = false
+    public var slug: String?
+    public var description: String?
+    public var id: String?
+    /// Line of each key, for error messages later in the pipeline.
+    public var keyLines: [String: Int] = [:]
+
+    static let knownKeys: Set<String> = [
+        "title", "date", "created_at", "updated", "updated_at", "tags", "draft", "private", "slug", "description", "id",
+        // Tolerated keys from qiita-cli and the importers.
+        "organization_url_name", "slide", "ignorePublish", "qiita_url", "likes_count", "layout", "author",
+    ]
+
+    /// Parses and checks the front matter of one file. Problems are collected into `diagnostics`.
+    public static func parse(_ yaml: String, firstLine: Int, path: String, zone: TimeZone,
+                             diagnostics: inout [Diagnostic]) -> FrontMatter {
+        var result = FrontMatter()
+        func at(_ value: YAMLValue) -> SourceLocation {
+            SourceLocation(file: path, line: value.line + firstLine - 1, column: value.column)
+        }
+        let root: YAMLValue
+        do {
+            root = try YAML.parse(yaml)
+        } catch let error as YAMLError {
+            diagnostics.append(.error("invalid front matter: \(error.message)",
+                                      at: SourceLocation(file: path, line: error.line + firstLine - 1, column: error.column)))
+            return result
+        } catch {
+            diagnostics.append(.error("invalid front matter: \(error)", at: SourceLocation(file: path, line: firstLine)))
+            return result
+        }
+        if root.isNull { return result }
+        guard let pairs = root.mapping else {
+            diagnostics.append(.error("front matter must be a mapping of keys to values", at: at(root)))
+            return result
+        }
+        var createdAt: PostDate?
+        var updatedAt: PostDate?
+        var isPrivate = false
+        func text(_ value: YAMLValue, _ key: String) -> String? {
+            if value.isNull { return nil }
+            guard let scalar = value.scalar else {
+                diagnostics.append(.error("'\(key)' must be text, not \(value.typeName)", at: at(value)))
+                return nil
+            }
+            return scalar
+        }
+        func date(_ value: YAMLValue, _ key: String) -> PostDate? {
+            guard let scalar = text(value, key), !scalar.isEmpty else { return nil }
+            do {
+                return try DateParser.parse(scalar, zone: zone)
+            } catch let failure as DateParser.Failure {
+                diagnostics.append(.error("invalid date in '\(key)': \(failure.message) (use ISO 8601, e.g. 2020-02-06T10:00:00+09:00)", at: at(value)))
+            } catch {}
+            return nil
+        }
+        func flag(_ value: YAMLValue, _ key: String) -> Bool {
+            if value.isNull { return false }
+            guard let b = value.bool else {
+                diagnostics.append(.error("'\(key)' must be true or false", at: at(value)))
+                return false
+            }
+            return b
+        }
+        for pair in pairs {
+            guard let key = pair.key.scalar else {
+                diagnostics.append(.error("front matter keys must be text", at: at(pair.key)))
+                continue
+            }
+            result.keyLines[key] = pair.key.line + firstLine - 1
+            let value = pair.value
+            switch key {
+            case "title": result.title = text(value, key)
+            case "date": result.date = date(value, key)
+            case "created_at": createdAt = date(value, key)
+            case "updated": result.updated = date(value, key)
+            case "updated_at": updatedAt = date(value, key)
+            case "draft": result.draft = flag(value, key)
+            case "private": isPrivate = flag(value, key)
+            case "slug":
+                if let s = text(value, key) {
+                    if s.isEmpty || s.contains("/") || s.hasPrefix(".") || s.contains("\\") {
+                        diagnostics.append(.error("'slug' must be one path segment without '/' or a leading '.', not '\(s)'", at: at(value)))
+                    } else {
+                        result.slug = s
+                    }
+                }
+            case "description": result.description = text(value, key)
+            case "id": result.id = text(value, key).flatMap { $0.isEmpty ? nil : $0 }
+            case "tags": result.tags = tags(value, at: at, diagnostics: &diagnostics)
+            default:
+                if !knownKeys.contains(key) {
+                    diagnostics.append(.warning("unknown front matter key '\(key)' (ignored)", at: at(pair.key)))
+                }
+            }
+        }
+        if result.date == nil { result.date = createdAt ?? updatedAt }
+        if result.updated == nil { result.updated = updatedAt }
+        result.draft = result.draft || isPrivate
+        return result
+    }
+
+    /// `tags` as a YAML list, or a string separated by spaces or commas. Qiita's `{name, versions}` items too.
+    static func tags(_ value: YAMLValue, at: (YAMLValue) -> SourceLocation, diagnostics: inout [Diagnostic]) -> [String] {
+        var names: [String] = []
+        if value.isNull { return [] }
+        if let scalar = value.scalar {
+            names = scalar.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "　" || $0 == "\t" }).map(String.init)
+        } else if let items = value.sequence {
+            for item in items {
+                if let scalar = item.scalar {
+                    let trimmed = scalar.trimmingCharacters(in: .whitespaces)
+                    if !trimmed.isEmpty { names.append(trimmed) }
+                } else if let name = item["name"]?.scalar {
+                    names.append(name)
+                } else {
+                    diagnostics.append(.error("each tag must be text, not \(item.typeName)", at: at(item)))
+                }
+            }
+        } else {
+            diagnostics.append(.error("'tags' must be a list or a text, not \(value.typeName)", at: at(value)))
+        }
+        var seen = Set<String>()
+        return names.filter { seen.insert(Tag.key(for: $0)).inserted }
+    }
+}

@@ -1,0 +1,190 @@
+import BlogCore
+import BlogYAML
+import Foundation
+
+/// The site's settings from `blog.yml`. Every key is optional.
+public struct SiteConfig: Sendable {
+    public var title = "My Blog"
+    public var description = ""
+    /// Absolute URL of the site, always ending with `/` (`https://example.com/archive/`).
+    public var baseURL = "http://localhost/"
+    public var language = "ja"
+    public var author = ""
+    public var theme = "default"
+    public var timezone = TimeZone(identifier: "Asia/Tokyo")!
+    public var postsPerPage = 10
+    public var markdownHardBreaks = true
+    public var markdownUnsafe = false
+    /// Known tag names used by `blog import text` to infer tags from titles.
+    public var importKnownTags: [String] = []
+    /// Minimum number of headings for a post to show a table of contents.
+    public var tocMinHeadings = 3
+    /// Number of entries in the main feed.
+    public var feedLimit = 20
+
+    public init() {}
+
+    /// The path part of `baseURL`: `/` or `/archive/`.
+    public var basePath: String {
+        guard let schemeEnd = baseURL.range(of: "://") else { return "/" }
+        let rest = baseURL[schemeEnd.upperBound...]
+        guard let slash = rest.firstIndex(of: "/") else { return "/" }
+        var path = String(rest[slash...])
+        if !path.hasSuffix("/") { path += "/" }
+        return path
+    }
+
+    /// `https://example.com` without the path.
+    public var origin: String {
+        guard let schemeEnd = baseURL.range(of: "://") else { return baseURL }
+        let rest = baseURL[schemeEnd.upperBound...]
+        guard let slash = rest.firstIndex(of: "/") else { return baseURL }
+        return String(baseURL[..<slash])
+    }
+
+    static let knownKeys: Set<String> = ["title", "description", "base_url", "language", "author", "theme",
+                                         "timezone", "posts_per_page", "markdown", "import", "toc_min_headings",
+                                         "feed_limit"]
+
+    /// Loads `blog.yml` from the site folder; returns defaults when the file is absent.
+    /// Unknown keys are warnings; wrong types and bad values are errors.
+    public static func load(siteDirectory: URL, console: Console?) throws -> SiteConfig {
+        let file = siteDirectory.appendingPathComponent("blog.yml")
+        let displayPath = "blog.yml"
+        guard FileManager.default.fileExists(atPath: file.path) else { return SiteConfig() }
+        let text = try SourceText.read(file, displayPath: displayPath)
+        return try parse(text, path: displayPath, console: console)
+    }
+
+    public static func parse(_ text: String, path: String, console: Console?) throws -> SiteConfig {
+        var config = SiteConfig()
+        let root: YAMLValue
+        do {
+            root = try YAML.parse(text)
+        } catch let error as YAMLError {
+            throw Diagnostic.error(error.message, at: SourceLocation(file: path, line: error.line, column: error.column))
+        }
+        if root.isNull { return config }
+        guard let pairs = root.mapping else {
+            throw Diagnostic.error("blog.yml must be a mapping of keys to values", at: SourceLocation(file: path, line: root.line, column: root.column))
+        }
+        var errors: [Diagnostic] = []
+        func location(_ value: YAMLValue) -> SourceLocation {
+            SourceLocation(file: path, line: value.line, column: value.column)
+        }
+        func string(_ value: YAMLValue, _ key: String) -> String? {
+            if value.isNull { return "" }
+            guard let text = value.scalar else {
+                errors.append(.error("'\(key)' must be text, not \(value.typeName)", at: location(value)))
+                return nil
+            }
+            return text
+        }
+        func bool(_ value: YAMLValue, _ key: String) -> Bool? {
+            guard let flag = value.bool else {
+                errors.append(.error("'\(key)' must be true or false", at: location(value)))
+                return nil
+            }
+            return flag
+        }
+        func positive(_ value: YAMLValue, _ key: String) -> Int? {
+            guard let number = value.int, number > 0 else {
+                errors.append(.error("'\(key)' must be a whole number greater than 0", at: location(value)))
+                return nil
+            }
+            return number
+        }
+        for pair in pairs {
+            guard let key = pair.key.scalar else {
+                errors.append(.error("keys of blog.yml must be text", at: location(pair.key)))
+                continue
+            }
+            let value = pair.value
+            switch key {
+            case "title": if let v = string(value, key) { config.title = v }
+            case "description": if let v = string(value, key) { config.description = v }
+            case "author": if let v = string(value, key) { config.author = v }
+            case "language":
+                if let v = string(value, key) {
+                    if v.isEmpty || v.contains(where: { !($0.isLetter || $0 == "-" || $0.isNumber) }) {
+                        errors.append(.error("'language' must be a language tag such as ja or en, not '\(v)'", at: location(value)))
+                    } else {
+                        config.language = v
+                    }
+                }
+            case "theme":
+                if let v = string(value, key) {
+                    if v.isEmpty || v.contains("/") || v.hasPrefix(".") {
+                        errors.append(.error("'theme' must be the name of a folder in themes/, not '\(v)'", at: location(value)))
+                    } else {
+                        config.theme = v
+                    }
+                }
+            case "base_url":
+                if let v = string(value, key) {
+                    if let normalized = normalizeBaseURL(v) {
+                        config.baseURL = normalized
+                    } else {
+                        errors.append(.error("'base_url' must be an absolute http(s) URL such as https://example.com/, not '\(v)'", at: location(value)))
+                    }
+                }
+            case "timezone":
+                if let v = string(value, key) {
+                    if let zone = TimeZone(identifier: v) {
+                        config.timezone = zone
+                    } else {
+                        errors.append(.error("unknown time zone '\(v)' (use a name like Asia/Tokyo or UTC)", at: location(value)))
+                    }
+                }
+            case "posts_per_page": if let v = positive(value, key) { config.postsPerPage = v }
+            case "toc_min_headings": if let v = positive(value, key) { config.tocMinHeadings = v }
+            case "feed_limit": if let v = positive(value, key) { config.feedLimit = v }
+            case "markdown":
+                guard let inner = value.mapping else {
+                    errors.append(.error("'markdown' must be a mapping (hardbreaks, unsafe)", at: location(value)))
+                    continue
+                }
+                for item in inner {
+                    let name = item.key.scalar ?? ""
+                    switch name {
+                    case "hardbreaks": if let v = bool(item.value, "markdown.hardbreaks") { config.markdownHardBreaks = v }
+                    case "unsafe": if let v = bool(item.value, "markdown.unsafe") { config.markdownUnsafe = v }
+                    default: console?.report(.warning("unknown key 'markdown.\(name)' (known: hardbreaks, unsafe)", at: location(item.key)))
+                    }
+                }
+            case "import":
+                guard let inner = value.mapping else {
+                    errors.append(.error("'import' must be a mapping (known_tags)", at: location(value)))
+                    continue
+                }
+                for item in inner {
+                    let name = item.key.scalar ?? ""
+                    if name == "known_tags" {
+                        if let list = item.value.sequence, list.allSatisfy({ $0.scalar != nil }) {
+                            config.importKnownTags = list.compactMap(\.scalar)
+                        } else {
+                            errors.append(.error("'import.known_tags' must be a list of tag names", at: location(item.value)))
+                        }
+                    } else {
+                        console?.report(.warning("unknown key 'import.\(name)' (known: known_tags)", at: location(item.key)))
+                    }
+                }
+            default:
+                let known = knownKeys.sorted().joined(separator: ", ")
+                console?.report(.warning("unknown key '\(key)' in blog.yml (known keys: \(known))", at: location(pair.key)))
+            }
+        }
+        if !errors.isEmpty { throw DiagnosticList(errors) }
+        return config
+    }
+
+    /// `https://example.com/archive` → `https://example.com/archive/`; nil when not an http(s) URL.
+    public static func normalizeBaseURL(_ text: String) -> String? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard let components = URLComponents(string: trimmed),
+              let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              let host = components.host, !host.isEmpty,
+              components.query == nil, components.fragment == nil else { return nil }
+        return trimmed.hasSuffix("/") ? trimmed : trimmed + "/"
+    }
+}

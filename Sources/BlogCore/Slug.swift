@@ -1,0 +1,77 @@
+import Foundation
+
+public enum Slug {
+    /// A URL path segment derived from free text: NFKC, lowercased, letters and digits of every
+    /// script kept (Japanese stays Japanese), everything else folded to single `-`.
+    /// Stable: depends on the text only.
+    public static func make(_ text: String) -> String {
+        let normalized = text.precomposedStringWithCompatibilityMapping.lowercased()
+        var result = ""
+        var pendingDash = false
+        for scalar in normalized.unicodeScalars {
+            let keep = scalar.properties.isAlphabetic || scalar.properties.numericType != nil
+                || scalar == "_" || scalar == "+" || (scalar.value >= 0x3040 && scalar.value <= 0x30FF)
+            if keep {
+                if pendingDash && !result.isEmpty { result.append("-") }
+                pendingDash = false
+                result.unicodeScalars.append(scalar)
+            } else {
+                pendingDash = true
+            }
+        }
+        return result
+    }
+
+    /// Percent-encodes a path for use in an `href` (everything but unreserved ASCII and `/`).
+    public static func percentEncodePath(_ path: String) -> String {
+        var result = ""
+        result.reserveCapacity(path.utf8.count)
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                 UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
+                result.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = Array("0123456789ABCDEF".utf8)
+                result.append("%")
+                result.unicodeScalars.append(Unicode.Scalar(hex[Int(byte >> 4)]))
+                result.unicodeScalars.append(Unicode.Scalar(hex[Int(byte & 0xF)]))
+            }
+        }
+        return result
+    }
+}
+
+/// Escapes text for HTML element content and attribute values (`&`, `<`, `>`, `"`, `'`).
+public func escapeHTML(_ text: String) -> String {
+    var needs = false
+    for byte in text.utf8 where byte == 0x26 || byte == 0x3C || byte == 0x3E || byte == 0x22 || byte == 0x27 {
+        needs = true
+        break
+    }
+    if !needs { return text }
+    var result = ""
+    result.reserveCapacity(text.utf8.count + 16)
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "&": result += "&amp;"
+        case "<": result += "&lt;"
+        case ">": result += "&gt;"
+        case "\"": result += "&quot;"
+        case "'": result += "&#39;"
+        default: result.unicodeScalars.append(scalar)
+        }
+    }
+    return result
+}
+
+/// A stable 64-bit FNV-1a hash (content hashes for asset names; never for security).
+public func fnv1a64(_ bytes: some Sequence<UInt8>) -> UInt64 {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in bytes {
+        hash ^= UInt64(byte)
+        hash = hash &* 0x100_0000_01b3
+    }
+    return hash
+}

@@ -1,0 +1,86 @@
+import Foundation
+
+/// Reading user files as text: strict UTF-8 with the place of the first bad byte,
+/// a leading byte-order mark dropped and CRLF line ends folded to LF.
+public enum SourceText {
+    public static func read(_ url: URL, displayPath: String) throws -> String {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw Diagnostic.error("cannot read the file: \(reason(error))", at: SourceLocation(file: displayPath))
+        }
+        return try decode([UInt8](data), displayPath: displayPath)
+    }
+
+    public static func decode(_ bytes: [UInt8], displayPath: String) throws -> String {
+        var start = 0
+        if bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF { start = 3 }
+        let body = bytes[start...]
+        if let bad = firstInvalidUTF8(body) {
+            var line = 1
+            var column = 1
+            for byte in body[body.startIndex..<bad] {
+                if byte == 0x0A {
+                    line += 1
+                    column = 1
+                } else if byte & 0xC0 != 0x80 {
+                    column += 1
+                }
+            }
+            throw Diagnostic.error(String(format: "the file is not valid UTF-8 (byte 0x%02X); save it as UTF-8", body[bad]),
+                                   at: SourceLocation(file: displayPath, line: line, column: column))
+        }
+        var text = String(decoding: body, as: UTF8.self)
+        if text.utf8.contains(0x0D) {
+            text = text.replacingOccurrences(of: "\r\n", with: "\n")
+        }
+        return text
+    }
+
+    /// Index of the first byte that starts an invalid UTF-8 sequence, or nil.
+    public static func firstInvalidUTF8(_ bytes: ArraySlice<UInt8>) -> Int? {
+        var i = bytes.startIndex
+        let end = bytes.endIndex
+        while i < end {
+            let b = bytes[i]
+            if b < 0x80 {
+                i += 1
+                continue
+            }
+            let length: Int
+            var minimum: UInt32
+            var scalar: UInt32
+            switch b {
+            case 0xC2...0xDF: length = 2; minimum = 0x80; scalar = UInt32(b & 0x1F)
+            case 0xE0...0xEF: length = 3; minimum = 0x800; scalar = UInt32(b & 0x0F)
+            case 0xF0...0xF4: length = 4; minimum = 0x10000; scalar = UInt32(b & 0x07)
+            default: return i
+            }
+            guard i + length <= end else { return i }
+            for k in 1..<length {
+                let c = bytes[i + k]
+                guard c & 0xC0 == 0x80 else { return i }
+                scalar = scalar << 6 | UInt32(c & 0x3F)
+            }
+            if scalar < minimum || scalar > 0x10FFFF || (scalar >= 0xD800 && scalar <= 0xDFFF) { return i }
+            i += length
+        }
+        return nil
+    }
+
+    static func reason(_ error: Error) -> String {
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        if nsError.domain == NSCocoaErrorDomain {
+            switch nsError.code {
+            case NSFileReadNoPermissionError: return "permission denied"
+            case NSFileReadNoSuchFileError: return "no such file"
+            default: break
+            }
+        }
+        return nsError.localizedDescription
+    }
+}

@@ -1,1 +1,0 @@
-// BlogMustache: see README.md

@@ -1,0 +1,296 @@
+// Tree walk that appends UTF-8 bytes. One Renderer per render call; the library is only read.
+
+/// Appends `text` with `&`, `<`, `>`, `"` and `'` replaced by entities.
+@inline(__always)
+func appendEscaped(_ text: String, to out: inout [UInt8]) {
+    var text = text
+    text.withUTF8 { appendEscaped($0, to: &out) }
+}
+
+func appendEscaped(_ buffer: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+    var runStart = 0
+    var i = 0
+    let n = buffer.count
+    while i < n {
+        let entity: StaticString
+        switch buffer[i] {
+        case UInt8(ascii: "&"): entity = "&amp;"
+        case UInt8(ascii: "<"): entity = "&lt;"
+        case UInt8(ascii: ">"): entity = "&gt;"
+        case UInt8(ascii: "\""): entity = "&quot;"
+        case UInt8(ascii: "'"): entity = "&#39;"
+        default:
+            i += 1
+            continue
+        }
+        if runStart < i { out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[runStart..<i])) }
+        entity.withUTF8Buffer { out.append(contentsOf: $0) }
+        i += 1
+        runStart = i
+    }
+    if runStart < n { out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[runStart..<n])) }
+}
+
+@inline(__always)
+func appendRaw(_ text: String, to out: inout [UInt8]) {
+    out.append(contentsOf: text.utf8)
+}
+
+struct Renderer {
+    let library: TemplateLibrary
+    var stack: [MustacheValue]
+    var indent: [UInt8] = []
+    /// Block arguments of the parent tags being rendered, outermost first (outermost wins).
+    var overrides: [[String: Block]] = []
+    var depth = 0
+
+    static let maxDepth = 200
+
+    init(library: TemplateLibrary, context: MustacheValue) {
+        self.library = library
+        self.stack = [context]
+        self.stack.reserveCapacity(16)
+    }
+
+    // MARK: Lookup
+
+    func lookup(_ name: Name) -> MustacheValue? {
+        switch name {
+        case .implicit:
+            return stack.last
+        case .path(let parts):
+            var value: MustacheValue?
+            let first = parts[0]
+            var i = stack.count - 1
+            while i >= 0 {
+                if case .object(let dict) = stack[i], let found = dict[first] {
+                    value = found
+                    break
+                }
+                i -= 1
+            }
+            guard var current = value else { return nil }
+            var k = 1
+            while k < parts.count {
+                guard case .object(let dict) = current, let next = dict[parts[k]] else { return nil }
+                current = next
+                k += 1
+            }
+            return current
+        }
+    }
+
+    // MARK: Nodes
+
+    mutating func render(_ nodes: [Node], _ info: SourceInfo, into out: inout [UInt8], skipFirstLineStart: Bool = false) throws {
+        var first = skipFirstLineStart
+        for node in nodes {
+            switch node {
+            case .text(let text):
+                if indent.isEmpty || text.lineStarts.isEmpty {
+                    out.append(contentsOf: text.bytes)
+                } else {
+                    var from = 0
+                    for start in text.lineStarts {
+                        out.append(contentsOf: text.bytes[from..<start])
+                        if !(first && start == 0) { out.append(contentsOf: indent) }
+                        from = start
+                    }
+                    out.append(contentsOf: text.bytes[from...])
+                }
+            case .variable(let name, let escaped, let offset):
+                guard let value = lookup(name) else { break }
+                switch value {
+                case .string(let s):
+                    if escaped { appendEscaped(s, to: &out) } else { appendRaw(s, to: &out) }
+                case .lambda(let lambda):
+                    try interpolate(lambda, escaped: escaped, info, offset, into: &out)
+                default:
+                    let s = value.interpolationText
+                    if escaped { appendEscaped(s, to: &out) } else { appendRaw(s, to: &out) }
+                }
+            case .section(let section):
+                try renderSection(section, info, into: &out)
+            case .partial(let partial):
+                guard let template = try resolve(partial.ref, isParent: false, info, partial.offset) else { break }
+                try include(template, indent: partial.indent, info, partial.offset, into: &out)
+            case .parent(let parent):
+                guard let template = try resolve(parent.ref, isParent: true, info, parent.offset) else { break }
+                overrides.append(parent.blocks)
+                defer { overrides.removeLast() }
+                try include(template, indent: parent.indent, info, parent.offset, into: &out)
+            case .block(let block):
+                try renderBlock(block, into: &out)
+            }
+            first = false
+        }
+    }
+
+    private mutating func renderSection(_ section: SectionNode, _ info: SourceInfo, into out: inout [UInt8]) throws {
+        let value = lookup(section.name) ?? .null
+        if section.inverted {
+            if case .lambda = value { return }
+            if !value.isTruthy { try render(section.body, info, into: &out) }
+            return
+        }
+        switch value {
+        case .null, .bool(false):
+            return
+        case .array(let items):
+            for item in items {
+                stack.append(item)
+                defer { stack.removeLast() }
+                try render(section.body, info, into: &out)
+            }
+        case .string(let s) where s.isEmpty:
+            return
+        case .lambda(let lambda):
+            switch lambda.kind {
+            case .section(let body):
+                try renderTemplateText(body(section.raw), delimiters: section.delimiters, info, section.offset, into: &out)
+            case .interpolation(let body):
+                try renderTemplateText(body(), delimiters: section.delimiters, info, section.offset, into: &out)
+            case .rendered(let body):
+                var inner: [UInt8] = []
+                try render(section.body, info, into: &inner)
+                appendRaw(body(String(decoding: inner, as: UTF8.self)), to: &out)
+            }
+        default:
+            stack.append(value)
+            defer { stack.removeLast() }
+            try render(section.body, info, into: &out)
+        }
+    }
+
+    private mutating func interpolate(_ lambda: MustacheLambda, escaped: Bool, _ info: SourceInfo, _ offset: Int, into out: inout [UInt8]) throws {
+        var result: [UInt8] = []
+        switch lambda.kind {
+        case .interpolation(let body):
+            try renderTemplateText(body(), delimiters: .standard, info, offset, into: &result)
+        case .section(let body):
+            try renderTemplateText(body(""), delimiters: .standard, info, offset, into: &result)
+        case .rendered(let body):
+            appendRaw(body(""), to: &result)
+        }
+        if escaped {
+            result.withUnsafeBufferPointer { appendEscaped($0, to: &out) }
+        } else {
+            out.append(contentsOf: result)
+        }
+    }
+
+    /// Renders text a lambda returned as a template in the current context.
+    private mutating func renderTemplateText(_ text: String, delimiters: Delimiters, _ info: SourceInfo, _ offset: Int, into out: inout [UInt8]) throws {
+        let bytes = Array(text.utf8)
+        // Fast path: nothing that could be a tag.
+        if !contains(bytes, delimiters.open) {
+            out.append(contentsOf: bytes)
+            return
+        }
+        let (line, column) = info.position(of: offset)
+        let lambdaInfo = SourceInfo(name: info.name, path: "\(info.path):\(line):\(column) (lambda result)", bytes: bytes)
+        let template = try Parser.parse(lambdaInfo, delimiters: delimiters)
+        if library.strictPartials {
+            for reference in template.references where !library.has(reference.name) {
+                throw lambdaInfo.error(at: reference.offset, "\(reference.isParent ? "parent template" : "partial") '\(reference.name)' not found")
+            }
+        }
+        let saved = indent
+        indent = []
+        defer { indent = saved }
+        try enter(lambdaInfo, offset: 0)
+        defer { depth -= 1 }
+        try render(template.nodes, lambdaInfo, into: &out)
+    }
+
+    private func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty, haystack.count >= needle.count else { return false }
+        let first = needle[0]
+        var i = 0
+        while i <= haystack.count - needle.count {
+            if haystack[i] == first {
+                var k = 1
+                while k < needle.count && haystack[i + k] == needle[k] { k += 1 }
+                if k == needle.count { return true }
+            }
+            i += 1
+        }
+        return false
+    }
+
+    // MARK: Partials, parents, blocks
+
+    private mutating func enter(_ info: SourceInfo, offset: Int) throws {
+        depth += 1
+        if depth > Renderer.maxDepth {
+            depth -= 1
+            throw info.error(at: offset, "templates nested more than \(Renderer.maxDepth) levels deep (recursive partial or block?)")
+        }
+    }
+
+    /// The template a partial/parent tag names; nil renders nothing (a dynamic name that is not
+    /// in the context, or a missing template when not strict).
+    private func resolve(_ ref: TemplateRef, isParent: Bool, _ info: SourceInfo, _ offset: Int) throws -> Template? {
+        let name: String
+        switch ref {
+        case .fixed(let fixed):
+            name = fixed
+        case .dynamic(let path):
+            guard let value = lookup(path) else { return nil }
+            name = value.interpolationText
+            if name.isEmpty { return nil }
+        }
+        if let template = library.templates[name] { return template }
+        if library.strictPartials {
+            throw info.error(at: offset, "\(isParent ? "parent template" : "partial") '\(name)' not found")
+        }
+        return nil
+    }
+
+    private mutating func include(_ template: Template, indent own: [UInt8]?, _ info: SourceInfo, _ offset: Int, into out: inout [UInt8]) throws {
+        try enter(info, offset: offset)
+        defer { depth -= 1 }
+        let saved = indent
+        if let own {
+            if !own.isEmpty { indent = saved + own }
+        } else {
+            indent = []
+        }
+        defer { indent = saved }
+        try render(template.nodes, template.info, into: &out)
+    }
+
+    private func argument(for name: String) -> Block? {
+        for frame in overrides {
+            if let block = frame[name] { return block }
+        }
+        return nil
+    }
+
+    private mutating func renderBlock(_ site: Block, into out: inout [UInt8]) throws {
+        guard let argument = argument(for: site.name) else {
+            if site.ownsLineStart {
+                out.append(contentsOf: indent)
+                out.append(contentsOf: site.siteIndent)
+            }
+            try render(site.body, site.source, into: &out)
+            return
+        }
+        try enter(argument.source, offset: 0)
+        defer { depth -= 1 }
+        let atLineStart = site.standalone || site.ownsLineStart
+        let saved = indent
+        defer { indent = saved }
+        if argument.bodyStartsLine {
+            if !site.intrinsic.isEmpty { indent = saved + site.intrinsic }
+            try render(argument.dedentedBody, argument.source, into: &out, skipFirstLineStart: !atLineStart)
+        } else {
+            if atLineStart {
+                out.append(contentsOf: saved)
+                out.append(contentsOf: site.intrinsic)
+            }
+            if !site.intrinsic.isEmpty { indent = saved + site.intrinsic }
+            try render(argument.dedentedBody, argument.source, into: &out)
+        }
+    }
+}

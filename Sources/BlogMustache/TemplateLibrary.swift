@@ -1,0 +1,110 @@
+/// One template's text. `name` is what partial and parent tags use (`partials/head`);
+/// `path` is only for error messages (`themes/x/templates/partials/head.mustache`).
+public struct TemplateSource: Sendable {
+    public var name: String
+    public var text: String
+    public var path: String
+
+    public init(name: String, text: String, path: String) {
+        self.name = name
+        self.text = text
+        self.path = path
+    }
+}
+
+/// A set of named templates, parsed once up front. Immutable, so one library can render on
+/// many threads at once.
+public final class TemplateLibrary: Sendable {
+    let templates: [String: Template]
+    /// Missing partials and parents are errors (true), or render as nothing (false, the
+    /// Mustache spec's behaviour).
+    public let strictPartials: Bool
+
+    /// Parses every source and, when `strictPartials`, checks that every partial and parent
+    /// named by a fixed name exists. Throws the first problem (in source order).
+    public init(_ sources: [TemplateSource], strictPartials: Bool = true) throws {
+        var templates: [String: Template] = [:]
+        templates.reserveCapacity(sources.count)
+        var paths: [String: String] = [:]
+        for source in sources {
+            let info = SourceInfo(name: source.name, path: source.path, bytes: Array(source.text.utf8))
+            if let earlier = paths[source.name] {
+                throw MustacheError(path: source.path, line: 0, column: 0,
+                                    message: "duplicate template name '\(source.name)' (also \(earlier))")
+            }
+            paths[source.name] = source.path
+            templates[source.name] = try Parser.parse(info)
+        }
+        if strictPartials {
+            for source in sources {
+                let template = templates[source.name]!
+                for reference in template.references where templates[reference.name] == nil {
+                    throw template.info.error(at: reference.offset,
+                        "\(reference.isParent ? "parent template" : "partial") '\(reference.name)' not found")
+                }
+            }
+        }
+        self.templates = templates
+        self.strictPartials = strictPartials
+    }
+
+    /// Every problem in `sources` rather than only the first: parse errors (one per template)
+    /// and, when `strictPartials`, every missing partial or parent.
+    public static func diagnose(_ sources: [TemplateSource], strictPartials: Bool = true) -> [MustacheError] {
+        var errors: [MustacheError] = []
+        var parsed: [Template] = []
+        var names = Set<String>()
+        for source in sources {
+            if !names.insert(source.name).inserted {
+                errors.append(MustacheError(path: source.path, line: 0, column: 0,
+                                            message: "duplicate template name '\(source.name)'"))
+                continue
+            }
+            let info = SourceInfo(name: source.name, path: source.path, bytes: Array(source.text.utf8))
+            do {
+                parsed.append(try Parser.parse(info))
+            } catch let error as MustacheError {
+                errors.append(error)
+            } catch {
+                errors.append(MustacheError(path: source.path, line: 0, column: 0, message: "\(error)"))
+            }
+        }
+        if strictPartials {
+            for template in parsed {
+                for reference in template.references where !names.contains(reference.name) {
+                    errors.append(template.info.error(at: reference.offset,
+                        "\(reference.isParent ? "parent template" : "partial") '\(reference.name)' not found"))
+                }
+            }
+        }
+        return errors
+    }
+
+    /// Whether a template with this name exists.
+    public func has(_ name: String) -> Bool {
+        templates[name] != nil
+    }
+
+    /// The template names, sorted.
+    public var names: [String] {
+        templates.keys.sorted()
+    }
+
+    /// Renders the named template against `context`.
+    public func render(_ name: String, _ context: MustacheValue) throws -> String {
+        var buffer: [UInt8] = []
+        try renderBytes(name, context, into: &buffer)
+        return String(decoding: buffer, as: UTF8.self)
+    }
+
+    /// Renders the named template, appending UTF-8 to `buffer`. On error the buffer may hold
+    /// part of the output.
+    public func renderBytes(_ name: String, _ context: MustacheValue, into buffer: inout [UInt8]) throws {
+        guard let template = templates[name] else {
+            throw MustacheError(path: name, line: 0, column: 0, message: "no template named '\(name)'")
+        }
+        if buffer.capacity - buffer.count < 4096 { buffer.reserveCapacity(buffer.count + 16384) }
+        var renderer = Renderer(library: self, context: context)
+        try renderer.render(template.nodes, template.info, into: &buffer)
+    }
+}

@@ -1,1 +1,0 @@
-// BlogSite: see README.md

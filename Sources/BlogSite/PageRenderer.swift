@@ -1,0 +1,344 @@
+import BlogCore
+import BlogContent
+import BlogMustache
+import Foundation
+
+/// One file of the built site.
+public struct OutputFile: Sendable {
+    /// Path relative to the site root, without a leading slash: `posts/hello/index.html`.
+    public var path: String
+    public var bytes: [UInt8]
+
+    public init(path: String, bytes: [UInt8]) {
+        self.path = path
+        self.bytes = bytes
+    }
+}
+
+/// The pages a site has; each is rendered on its own, on any core.
+enum PageJob: Sendable {
+    case home(page: Int)
+    case post(Int)
+    case page(Int)
+    case tags
+    case tag(Int, page: Int)
+    case archiveAll
+    case archiveYear(Int)
+    case archiveMonth(year: Int, monthIndex: Int)
+    case search
+    case notFound
+}
+
+/// Builds view models and renders every HTML page of the site with the theme.
+struct PageRenderer {
+    let model: SiteModel
+    let theme: Theme
+    let urls: URLBuilder
+    let siteValue: MustacheValue
+    let langValue: MustacheValue
+    let assetLambda: MustacheValue
+    /// A list-item view of each post, built once and shared by every list that shows it.
+    let postSummaries: [MustacheValue]
+    let tagValues: [MustacheValue]
+
+    init(model: SiteModel, theme: Theme) {
+        self.model = model
+        self.theme = theme
+        let config = model.config
+        let urls = URLBuilder(config: config)
+        self.urls = urls
+        let year = model.posts.first?.date.civil.year ?? CivilDateTime(epochSeconds: Int64(Date().timeIntervalSince1970)).year
+        siteValue = .object([
+            "title": .string(config.title),
+            "description": .string(config.description),
+            "author": .string(config.author),
+            "language": .string(config.language),
+            "base_url": .string(config.baseURL),
+            "base_path": .string(config.basePath),
+            "feed_url": .string(urls.path("feed.xml")),
+            "tags_json_url": .string(urls.path("tags.json")),
+            "search_url": .string(urls.path("search/")),
+            "year": .int(year),
+            "generator": .string("blog \(BlogVersion.current)"),
+        ])
+        var lang: [String: MustacheValue] = [:]
+        for (key, value) in UIStrings.table(for: config.language) { lang[key] = .string(value) }
+        langValue = .object(lang)
+        let assetPaths = theme.assetPaths
+        let basePath = config.basePath
+        assetLambda = .lambda(MustacheLambda(section: { text in
+            let name = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let target = assetPaths[name] ?? ("assets/" + name)
+            return basePath + Slug.percentEncodePath(target)
+        }))
+        let tagValues = model.tags.map { tag in
+            MustacheValue.object([
+                "name": .string(tag.name),
+                "slug": .string(tag.slug),
+                "url": .string(urls.tag(tag.slug)),
+                "count": .int(tag.postIndices.count),
+                "feed_url": .string(urls.path("tags/\(tag.slug)/feed.xml")),
+            ])
+        }
+        self.tagValues = tagValues
+        let language = config.language
+        postSummaries = model.posts.indices.map { index in
+            PageRenderer.postValue(model.posts[index], tags: model.postTags[index].map { tagValues[$0] }, urls: urls, language: language, full: false)
+        }
+    }
+
+    static func postValue(_ post: Post, tags: [MustacheValue], urls: URLBuilder, language: String, full: Bool) -> MustacheValue {
+        var fields: [String: MustacheValue] = [
+            "id": .string(post.id),
+            "title": .string(post.title),
+            "url": .string(urls.post(post.slug)),
+            "permalink": .string(urls.absolute(urls.post(post.slug))),
+            "date_iso": .string(post.date.iso8601),
+            "date_display": .string(post.date.display(language: language)),
+            "summary": .string(post.summary),
+            "reading_minutes": .int(post.readingMinutes),
+            "tags": .array(tags),
+            "has_tags": .bool(!tags.isEmpty),
+            "is_draft": .bool(post.draft),
+        ]
+        if let updated = post.updated, updated.epochSeconds != post.date.epochSeconds {
+            fields["updated_iso"] = .string(updated.iso8601)
+            fields["updated_display"] = .string(updated.display(language: language))
+            fields["has_updated"] = .bool(true)
+        } else {
+            fields["has_updated"] = .bool(false)
+        }
+        if full {
+            fields["content"] = .string(urls.rewriteRootLinks(post.content.html))
+        }
+        return .object(fields)
+    }
+
+    var jobs: [PageJob] {
+        var jobs: [PageJob] = []
+        let perPage = model.config.postsPerPage
+        let homePages = max(1, (model.posts.count + perPage - 1) / perPage)
+        for page in 1...homePages { jobs.append(.home(page: page)) }
+        for index in model.posts.indices { jobs.append(.post(index)) }
+        for index in model.pages.indices { jobs.append(.page(index)) }
+        jobs.append(.tags)
+        for (index, tag) in model.tags.enumerated() {
+            let pages = max(1, (tag.postIndices.count + perPage - 1) / perPage)
+            for page in 1...pages { jobs.append(.tag(index, page: page)) }
+        }
+        jobs.append(.archiveAll)
+        for (index, year) in model.years.enumerated() {
+            jobs.append(.archiveYear(index))
+            for monthIndex in (model.months[year.year] ?? []).indices {
+                jobs.append(.archiveMonth(year: year.year, monthIndex: monthIndex))
+            }
+        }
+        jobs.append(.search)
+        jobs.append(.notFound)
+        return jobs
+    }
+
+    /// Renders every page on all cores. Template errors are collected and thrown together.
+    func renderAll() throws -> [OutputFile] {
+        let jobs = self.jobs
+        var outputs = [OutputFile?](repeating: nil, count: jobs.count)
+        var failures = [Diagnostic?](repeating: nil, count: jobs.count)
+        outputs.withUnsafeMutableBufferPointer { outputBuffer in
+            failures.withUnsafeMutableBufferPointer { failureBuffer in
+                let out = outputBuffer
+                let failed = failureBuffer
+                DispatchQueue.concurrentPerform(iterations: jobs.count) { index in
+                    do {
+                        out[index] = try render(jobs[index])
+                    } catch let error as MustacheError {
+                        failed[index] = .error(error.message, at: SourceLocation(file: error.path, line: error.line, column: error.column))
+                    } catch let diagnostic as Diagnostic {
+                        failed[index] = diagnostic
+                    } catch {
+                        failed[index] = .error("\(error)")
+                    }
+                }
+            }
+        }
+        let errors = Array(Set(failures.compactMap { $0 })).sorted { $0.description < $1.description }
+        if !errors.isEmpty { throw DiagnosticList(Array(errors.prefix(20))) }
+        return outputs.compactMap { $0 }
+    }
+
+    func render(_ job: PageJob) throws -> OutputFile {
+        let (template, path, context) = view(for: job)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(16_384)
+        try theme.library.renderBytes(template, context, into: &bytes)
+        return OutputFile(path: path, bytes: bytes)
+    }
+
+    /// Paginated URL: `base`, then `base` + `page/N/`.
+    func pagedURL(_ base: String, _ page: Int) -> String {
+        page == 1 ? base : base + "page/\(page)/"
+    }
+
+    func pagination(current: Int, total: Int, base: String) -> MustacheValue {
+        var fields: [String: MustacheValue] = [
+            "current": .int(current),
+            "total": .int(total),
+            "has_pages": .bool(total > 1),
+            "pages": .array((1...max(total, 1)).map { number in
+                .object(["number": .int(number), "url": .string(pagedURL(base, number)), "is_current": .bool(number == current)])
+            }),
+        ]
+        if current > 1 { fields["prev"] = .object(["url": .string(pagedURL(base, current - 1))]) }
+        if current < total { fields["next"] = .object(["url": .string(pagedURL(base, current + 1))]) }
+        return .object(fields)
+    }
+
+    func pageValue(kind: String, title: String, url: String, description: String? = nil, extra: [String: MustacheValue] = [:]) -> MustacheValue {
+        var fields: [String: MustacheValue] = [
+            "kind": .string(kind),
+            "title": .string(title),
+            "description": .string(description ?? model.config.description),
+            "url": .string(url),
+            "permalink": .string(urls.absolute(url)),
+            "is_post": .bool(kind == "post"),
+            "is_home": .bool(kind == "home"),
+            "og_type": .string(kind == "post" ? "article" : "website"),
+        ]
+        for (key, value) in extra { fields[key] = value }
+        return .object(fields)
+    }
+
+    func context(page: MustacheValue, _ extra: [String: MustacheValue]) -> MustacheValue {
+        var fields: [String: MustacheValue] = ["site": siteValue, "lang": langValue, "asset": assetLambda, "page": page]
+        for (key, value) in extra { fields[key] = value }
+        return .object(fields)
+    }
+
+    func slice(_ indices: [Int], page: Int) -> [MustacheValue] {
+        let perPage = model.config.postsPerPage
+        let start = (page - 1) * perPage
+        guard start < indices.count else { return [] }
+        return indices[start..<min(indices.count, start + perPage)].map { postSummaries[$0] }
+    }
+
+    func view(for job: PageJob) -> (template: String, path: String, context: MustacheValue) {
+        let config = model.config
+        let language = config.language
+        let lang = UIStrings.table(for: language)
+        let perPage = config.postsPerPage
+        switch job {
+        case .home(let page):
+            let total = max(1, (model.posts.count + perPage - 1) / perPage)
+            let url = pagedURL(urls.path(""), page)
+            let title = page == 1 ? config.title : "\(config.title) (\(page)/\(total))"
+            let posts = slice(Array(model.posts.indices), page: page)
+            return ("home", urls.file(url), context(page: pageValue(kind: "home", title: title, url: url), [
+                "posts": .array(posts), "has_posts": .bool(!posts.isEmpty),
+                "pagination": pagination(current: page, total: total, base: urls.path("")),
+            ]))
+        case .post(let index):
+            let post = model.posts[index]
+            let tags = model.postTags[index].map { tagValues[$0] }
+            guard case .object(var fields) = PageRenderer.postValue(post, tags: tags, urls: urls, language: language, full: true) else { fatalError() }
+            let headings = post.content.headings
+            fields["toc"] = .array(headings.map { .object(["level": .int($0.level), "text": .string($0.text), "id": .string($0.id)]) })
+            fields["has_toc"] = .bool(headings.count >= config.tocMinHeadings)
+            if index + 1 < model.posts.count {
+                fields["prev"] = .object(["title": .string(model.posts[index + 1].title), "url": .string(urls.post(model.posts[index + 1].slug))])
+            }
+            if index > 0 {
+                fields["next"] = .object(["title": .string(model.posts[index - 1].title), "url": .string(urls.post(model.posts[index - 1].slug))])
+            }
+            let related = model.related[index].map { postSummaries[$0] }
+            fields["related"] = .array(related)
+            fields["has_related"] = .bool(!related.isEmpty)
+            let url = urls.post(post.slug)
+            var extra: [String: MustacheValue] = [
+                "published_time": .string(post.date.iso8601),
+                "tags": .array(post.tags.map { .string($0) }),
+            ]
+            extra["modified_time"] = .string((post.updated ?? post.date).iso8601)
+            let page = pageValue(kind: "post", title: post.title, url: url, description: post.summary, extra: extra)
+            return ("post", urls.file(url), context(page: page, ["post": .object(fields)]))
+        case .page(let index):
+            let page = model.pages[index]
+            let url = urls.path(Slug.percentEncodePath(page.path) + "/")
+            let value = pageValue(kind: "page", title: page.title, url: url, description: page.description,
+                                  extra: ["content": .string(urls.rewriteRootLinks(page.content.html))])
+            return ("page", page.path + "/index.html", context(page: value, [:]))
+        case .tags:
+            let url = urls.path("tags/")
+            return ("tags", "tags/index.html", context(page: pageValue(kind: "tags", title: lang["tags"] ?? "Tags", url: url), [
+                "tags": .array(tagValues), "has_tags": .bool(!tagValues.isEmpty),
+            ]))
+        case .tag(let tagIndex, let page):
+            let tag = model.tags[tagIndex]
+            let total = max(1, (tag.postIndices.count + perPage - 1) / perPage)
+            let base = urls.tag(tag.slug)
+            let url = pagedURL(base, page)
+            let title = page == 1 ? tag.name : "\(tag.name) (\(page)/\(total))"
+            let value = pageValue(kind: "tag", title: title, url: url, extra: ["feed_url": .string(urls.path("tags/\(Slug.percentEncodePath(tag.slug))/feed.xml"))])
+            let file = page == 1 ? "tags/\(tag.slug)/index.html" : "tags/\(tag.slug)/page/\(page)/index.html"
+            return ("tag", file, context(page: value, [
+                "tag": tagValues[tagIndex], "posts": .array(slice(tag.postIndices, page: page)),
+                "pagination": pagination(current: page, total: total, base: base),
+            ]))
+        case .archiveAll:
+            let url = urls.path("archive/")
+            return ("archive", "archive/index.html", context(page: pageValue(kind: "archive", title: lang["archive"] ?? "Archive", url: url), [
+                "archive": .object(["is_all": .bool(true), "is_year": .bool(false), "is_month": .bool(false),
+                                    "label": .string(lang["archive"] ?? "Archive"), "years": yearsValue()]),
+            ]))
+        case .archiveYear(let index):
+            let year = model.years[index]
+            let label = UIStrings.periodLabel(year: year.year, month: 0, language: language)
+            let url = urls.path("archive/\(year.year)/")
+            return ("archive", "archive/\(year.year)/index.html", context(page: pageValue(kind: "archive", title: label, url: url), [
+                "archive": .object(["is_all": .bool(false), "is_year": .bool(true), "is_month": .bool(false), "label": .string(label),
+                                    "years": yearsValue(), "posts": .array(year.postIndices.map { postSummaries[$0] }),
+                                    "months": .array((model.months[year.year] ?? []).map(monthValue))]),
+            ]))
+        case .archiveMonth(let year, let monthIndex):
+            let month = model.months[year]![monthIndex]
+            let label = UIStrings.periodLabel(year: year, month: month.month, language: language)
+            let monthText = month.month < 10 ? "0\(month.month)" : "\(month.month)"
+            let url = urls.path("archive/\(year)/\(monthText)/")
+            return ("archive", "archive/\(year)/\(monthText)/index.html", context(page: pageValue(kind: "archive", title: label, url: url), [
+                "archive": .object(["is_all": .bool(false), "is_year": .bool(false), "is_month": .bool(true), "label": .string(label),
+                                    "year": .int(year), "year_url": .string(urls.path("archive/\(year)/")),
+                                    "years": yearsValue(), "posts": .array(month.postIndices.map { postSummaries[$0] })]),
+            ]))
+        case .search:
+            let url = urls.path("search/")
+            return ("search", "search/index.html", context(page: pageValue(kind: "search", title: lang["search"] ?? "Search", url: url), [:]))
+        case .notFound:
+            let url = urls.path("404.html")
+            return ("404", "404.html", context(page: pageValue(kind: "404", title: lang["not_found"] ?? "Not found", url: url), [:]))
+        }
+    }
+
+    func monthValue(_ month: ArchivePeriod) -> MustacheValue {
+        let monthText = month.month < 10 ? "0\(month.month)" : "\(month.month)"
+        return .object([
+            "month": .int(month.month),
+            "label": .string(UIStrings.periodLabel(year: month.year, month: month.month, language: model.config.language)),
+            "count": .int(month.postIndices.count),
+            "url": .string(urls.path("archive/\(month.year)/\(monthText)/")),
+        ])
+    }
+
+    func yearsValue() -> MustacheValue {
+        .array(model.years.map { year in
+            .object([
+                "year": .int(year.year),
+                "label": .string(UIStrings.periodLabel(year: year.year, month: 0, language: model.config.language)),
+                "count": .int(year.postIndices.count),
+                "url": .string(urls.path("archive/\(year.year)/")),
+                "months": .array((model.months[year.year] ?? []).map(monthValue)),
+            ])
+        })
+    }
+}
+
+public enum BlogVersion {
+    public static let current = "0.1.0"
+}

@@ -1,0 +1,123 @@
+import BlogCore
+import BlogContent
+import BlogMustache
+import DefaultTheme
+import Foundation
+
+/// The templates and assets a build uses, after applying the lookup order:
+/// the site's `layouts/`, then `themes/<theme>/templates/`, then the built-in default theme.
+public struct Theme: Sendable {
+    public var library: TemplateLibrary
+    /// Output path (`assets/css/main.1a2b3c4d.css`) and bytes of every asset.
+    public var assets: [(path: String, bytes: [UInt8])]
+    /// Asset path as named in templates (`css/main.css`) → its URL path under the site root
+    /// (`assets/css/main.1a2b3c4d.css`, without base path).
+    public var assetPaths: [String: String]
+    /// Where each template came from, for messages.
+    public var templateOrigins: [String: String]
+
+    /// The page kinds every theme must provide.
+    public static let requiredTemplates = ["home", "post", "page", "tags", "tag", "archive", "search", "404"]
+
+    public static func load(siteDirectory: URL, config: SiteConfig) throws -> Theme {
+        var templates: [String: (text: String, path: String)] = [:]
+        var assetFiles: [String: [UInt8]] = [:]
+        for (path, bytes) in DefaultTheme.files {
+            if path.hasPrefix("templates/"), path.hasSuffix(".mustache") {
+                let name = String(path.dropFirst("templates/".count).dropLast(".mustache".count))
+                templates[name] = (String(decoding: bytes, as: UTF8.self), "(built-in default theme)/" + path)
+            } else if path.hasPrefix("assets/") {
+                assetFiles[String(path.dropFirst("assets/".count))] = bytes
+            }
+        }
+        let themeDirectory = siteDirectory.appendingPathComponent("themes").appendingPathComponent(config.theme)
+        var isDirectory: ObjCBool = false
+        let themeExists = FileManager.default.fileExists(atPath: themeDirectory.path, isDirectory: &isDirectory) && isDirectory.boolValue
+        if !themeExists && config.theme != "default" {
+            throw Diagnostic.error("theme '\(config.theme)' not found: expected a folder themes/\(config.theme)/ (or remove 'theme' from blog.yml to use the built-in default)",
+                                   at: SourceLocation(file: "blog.yml"))
+        }
+        var errors: [Diagnostic] = []
+        func overlay(_ directory: URL, displayPrefix: String, templatesOnly: Bool) {
+            for relative in listFiles(directory.appendingPathComponent(templatesOnly ? "" : "templates")) where relative.hasSuffix(".mustache") {
+                let display = displayPrefix + (templatesOnly ? "" : "templates/") + relative
+                let url = directory.appendingPathComponent(templatesOnly ? "" : "templates").appendingPathComponent(relative)
+                do {
+                    let text = try SourceText.read(url, displayPath: display)
+                    templates[String(relative.dropLast(".mustache".count))] = (text, display)
+                } catch let diagnostic as Diagnostic {
+                    errors.append(diagnostic)
+                } catch {
+                    errors.append(.error("\(error)", at: SourceLocation(file: display)))
+                }
+            }
+            if !templatesOnly {
+                for relative in listFiles(directory.appendingPathComponent("assets")) {
+                    if let data = FileManager.default.contents(atPath: directory.appendingPathComponent("assets").appendingPathComponent(relative).path) {
+                        assetFiles[relative] = [UInt8](data)
+                    }
+                }
+            }
+        }
+        if themeExists {
+            overlay(themeDirectory, displayPrefix: "themes/\(config.theme)/", templatesOnly: false)
+        }
+        overlay(siteDirectory.appendingPathComponent("layouts"), displayPrefix: "layouts/", templatesOnly: true)
+        if !errors.isEmpty { throw DiagnosticList(errors) }
+        for name in requiredTemplates where templates[name] == nil {
+            throw Diagnostic.error("missing template '\(name).mustache': the theme '\(config.theme)' must provide templates/\(name).mustache",
+                                   at: SourceLocation(file: "themes/\(config.theme)/templates/\(name).mustache"))
+        }
+        let sources = templates.keys.sorted().map { name in
+            TemplateSource(name: name, text: templates[name]!.text, path: templates[name]!.path)
+        }
+        let library: TemplateLibrary
+        do {
+            library = try TemplateLibrary(sources)
+        } catch let error as MustacheError {
+            throw Diagnostic.error(error.message, at: SourceLocation(file: error.path, line: error.line, column: error.column))
+        }
+        var assets: [(path: String, bytes: [UInt8])] = []
+        var assetPaths: [String: String] = [:]
+        for relative in assetFiles.keys.sorted() {
+            let bytes = assetFiles[relative]!
+            let hashed = hashedName(relative, bytes: bytes)
+            assets.append(("assets/" + hashed, bytes))
+            assetPaths[relative] = "assets/" + hashed
+        }
+        var origins: [String: String] = [:]
+        for (name, value) in templates { origins[name] = value.path }
+        return Theme(library: library, assets: assets, assetPaths: assetPaths, templateOrigins: origins)
+    }
+
+    /// `css/main.css` → `css/main.1a2b3c4d.css`: the name changes when the bytes do, so hosts may cache for ever.
+    static func hashedName(_ path: String, bytes: [UInt8]) -> String {
+        let hash = String(fnv1a64(bytes) & 0xffff_ffff, radix: 16)
+        let padded = String(repeating: "0", count: 8 - hash.count) + hash
+        let directory = (path as NSString).deletingLastPathComponent
+        let file = (path as NSString).lastPathComponent
+        let dot = file.lastIndex(of: ".") ?? file.endIndex
+        let name = file[..<dot] + "." + padded + file[dot...]
+        return directory.isEmpty ? String(name) : directory + "/" + name
+    }
+}
+
+/// Regular files below a folder, relative paths, sorted; dotfiles skipped.
+func listFiles(_ directory: URL) -> [String] {
+    var result: [String] = []
+    func walk(_ url: URL, _ prefix: String) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: url.path) else { return }
+        for name in names where !name.hasPrefix(".") {
+            let child = url.appendingPathComponent(name)
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: child.path, isDirectory: &isDirectory) else { continue }
+            if isDirectory.boolValue {
+                walk(child, prefix + name + "/")
+            } else {
+                result.append(prefix + name)
+            }
+        }
+    }
+    walk(directory, "")
+    return result.sorted()
+}

@@ -1,1 +1,0 @@
-// BlogYAML: see README.md

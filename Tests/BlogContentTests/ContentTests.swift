@@ -1,0 +1,143 @@
+import BlogContent
+import BlogCore
+import Foundation
+import XCTest
+
+final class DateTests: XCTestCase {
+    let tokyo = TimeZone(identifier: "Asia/Tokyo")!
+
+    func testFormsAndOffsets() throws {
+        XCTAssertEqual(try DateParser.parse("2020-02-06T10:00:00+09:00", zone: tokyo).epochSeconds, 1_580_950_800)
+        XCTAssertEqual(try DateParser.parse("2020-02-06T01:00:00Z", zone: tokyo).epochSeconds, 1_580_950_800)
+        XCTAssertEqual(try DateParser.parse("2020-02-06T01:00:00.123Z", zone: tokyo).epochSeconds, 1_580_950_800)
+        XCTAssertEqual(try DateParser.parse("2020-02-06 10:00:00 +0900", zone: tokyo).epochSeconds, 1_580_950_800)
+        XCTAssertEqual(try DateParser.parse("2020-02-06T10:00", zone: tokyo).epochSeconds, 1_580_950_800, "no offset: the site's zone")
+        XCTAssertEqual(try DateParser.parse("2020-02-06", zone: tokyo).epochSeconds, 1_580_914_800)
+        XCTAssertEqual(try DateParser.parse("2020-02-05T20:00:00-05:00", zone: tokyo).epochSeconds, 1_580_950_800)
+        XCTAssertEqual(try DateParser.parse("2020-02-06", zone: TimeZone(identifier: "UTC")!).epochSeconds, 1_580_947_200)
+    }
+
+    func testInvalidDates() {
+        for text in ["2020-13-01", "2020-02-30", "2021-02-29", "20-02-06", "2020/02/06", "2020-02-06T25:00", "2020-02-06T10:00+09:00x", "yesterday", ""] {
+            XCTAssertThrowsError(try DateParser.parse(text, zone: tokyo), text)
+        }
+        XCTAssertNoThrow(try DateParser.parse("2024-02-29", zone: tokyo))
+    }
+
+    func testDisplayAndISO() throws {
+        let date = try DateParser.parse("2020-02-06T01:00:00Z", zone: tokyo).inZone(tokyo)
+        XCTAssertEqual(date.iso8601, "2020-02-06T10:00:00+09:00")
+        XCTAssertEqual(date.display(language: "ja"), "2020年2月6日")
+        XCTAssertEqual(date.display(language: "en"), "February 6, 2020")
+        XCTAssertEqual(try DateParser.parse("1999-12-31T23:59:59-03:30", zone: tokyo).iso8601, "1999-12-31T23:59:59-03:30")
+        XCTAssertEqual(try DateParser.parse("2000-01-01T00:00:00Z", zone: tokyo).iso8601, "2000-01-01T00:00:00Z")
+    }
+}
+
+final class FrontMatterTests: XCTestCase {
+    let tokyo = TimeZone(identifier: "Asia/Tokyo")!
+
+    func testSplitIsLineAnchored() throws {
+        let doc = try SplitDocument.split("---\ntitle: x\n---\nbody --- here\n---\nmore", path: "a.md")
+        XCTAssertEqual(doc.yaml, "title: x")
+        XCTAssertEqual(doc.body, "body --- here\n---\nmore")
+        XCTAssertEqual(doc.bodyFirstLine, 4)
+        let none = try SplitDocument.split("text\n---\ntitle: x\n---\n", path: "a.md")
+        XCTAssertNil(none.yaml)
+        XCTAssertThrowsError(try SplitDocument.split("---\ntitle: x\n", path: "a.md")) { error in
+            XCTAssertEqual((error as? Diagnostic)?.location?.line, 1)
+        }
+    }
+
+    func testQiitaCLIFileLoadsAsIs() {
+        let yaml = """
+        title: 【Swift】Codableで日付を扱う
+        tags:
+          - Swift
+          - iOS
+        private: false
+        updated_at: '2021-05-10T09:15:00+09:00'
+        id: 0123456789abcdef0123
+        organization_url_name: null
+        slide: false
+        ignorePublish: false
+        """
+        var diagnostics: [Diagnostic] = []
+        let front = FrontMatter.parse(yaml, firstLine: 2, path: "a.md", zone: tokyo, diagnostics: &diagnostics)
+        XCTAssertEqual(diagnostics, [])
+        XCTAssertEqual(front.title, "【Swift】Codableで日付を扱う")
+        XCTAssertEqual(front.tags, ["Swift", "iOS"])
+        XCTAssertEqual(front.date?.iso8601, "2021-05-10T09:15:00+09:00", "updated_at stands in for the missing date")
+        XCTAssertEqual(front.id, "0123456789abcdef0123")
+        XCTAssertFalse(front.draft)
+    }
+
+    func testTagsForms() {
+        var diagnostics: [Diagnostic] = []
+        XCTAssertEqual(FrontMatter.parse("tags: Swift iOS,Xcode", firstLine: 2, path: "a", zone: tokyo, diagnostics: &diagnostics).tags, ["Swift", "iOS", "Xcode"])
+        XCTAssertEqual(FrontMatter.parse("tags: [Swift, swift, 日本語]", firstLine: 2, path: "a", zone: tokyo, diagnostics: &diagnostics).tags, ["Swift", "日本語"])
+        XCTAssertEqual(FrontMatter.parse("tags:\n  - name: Swift\n    versions: ['5.0']\n", firstLine: 2, path: "a", zone: tokyo, diagnostics: &diagnostics).tags, ["Swift"])
+        XCTAssertEqual(diagnostics, [])
+    }
+
+    func testErrorsPointAtFileLines() {
+        var diagnostics: [Diagnostic] = []
+        _ = FrontMatter.parse("title: ok\ndate: 2020-02-30\ndraft: maybe\n", firstLine: 2, path: "content/posts/a.md", zone: tokyo, diagnostics: &diagnostics)
+        XCTAssertEqual(diagnostics.map(\.description), [
+            "content/posts/a.md:3:7: error: invalid date in 'date': day 30 is out of range in '2020-02-30' (use ISO 8601, e.g. 2020-02-06T10:00:00+09:00)",
+            "content/posts/a.md:4:8: error: 'draft' must be true or false",
+        ])
+        diagnostics = []
+        _ = FrontMatter.parse("title: [oops\n", firstLine: 2, path: "b.md", zone: tokyo, diagnostics: &diagnostics)
+        XCTAssertEqual(diagnostics.count, 1)
+        XCTAssertTrue(diagnostics[0].description.hasPrefix("b.md:"), diagnostics[0].description)
+        XCTAssertGreaterThanOrEqual(diagnostics[0].location?.line ?? 0, 2)
+    }
+
+    func testPrivateIsDraft() {
+        var diagnostics: [Diagnostic] = []
+        XCTAssertTrue(FrontMatter.parse("title: x\nprivate: true", firstLine: 2, path: "a", zone: tokyo, diagnostics: &diagnostics).draft)
+    }
+}
+
+final class TagAndConfigTests: XCTestCase {
+    func testTagIdentityAndSlug() {
+        XCTAssertEqual(Tag.key(for: "Swift"), Tag.key(for: "ｓｗｉｆｔ"))
+        XCTAssertEqual(Tag.slug(for: "Swift"), "swift")
+        XCTAssertEqual(Tag.slug(for: "日本語"), "日本語")
+        XCTAssertEqual(Tag.slug(for: "C#"), "c")
+        XCTAssertEqual(Tag.slug(for: "C++"), "c++")
+        XCTAssertEqual(Tag.slug(for: ".NET Core"), "net-core")
+        XCTAssertEqual(Tag.slug(for: "Objective-C/Swift"), "objective-c-swift")
+    }
+
+    func testConfigKeysAndWarnings() throws {
+        let (console, captured) = Console.capturing()
+        let config = try SiteConfig.parse("""
+        title: テスト
+        base_url: https://user.github.io/archive
+        posts_per_page: 5
+        colour: blue
+        markdown:
+          hardbreaks: false
+        """, path: "blog.yml", console: console)
+        XCTAssertEqual(config.title, "テスト")
+        XCTAssertEqual(config.baseURL, "https://user.github.io/archive/")
+        XCTAssertEqual(config.basePath, "/archive/")
+        XCTAssertEqual(config.origin, "https://user.github.io")
+        XCTAssertEqual(config.postsPerPage, 5)
+        XCTAssertFalse(config.markdownHardBreaks)
+        XCTAssertEqual(config.language, "ja")
+        XCTAssertEqual(config.timezone.identifier, "Asia/Tokyo")
+        XCTAssertTrue(captured.errors.hasPrefix("blog.yml:4:1: warning: unknown key 'colour' in blog.yml"), captured.errors)
+    }
+
+    func testConfigErrors() {
+        XCTAssertThrowsError(try SiteConfig.parse("posts_per_page: 0\ntimezone: Mars/Base\nbase_url: ftp://x\n", path: "blog.yml", console: nil)) { error in
+            let list = (error as? DiagnosticList)?.diagnostics.map(\.description) ?? []
+            XCTAssertEqual(list.count, 3)
+            XCTAssertEqual(list.first, "blog.yml:1:17: error: 'posts_per_page' must be a whole number greater than 0")
+            XCTAssertTrue(list[1].hasPrefix("blog.yml:2:11: error: unknown time zone 'Mars/Base'"))
+        }
+    }
+}

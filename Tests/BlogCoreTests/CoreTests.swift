@@ -1,0 +1,57 @@
+import BlogCore
+import Foundation
+import XCTest
+
+final class CoreTests: XCTestCase {
+    func testDiagnosticFormat() {
+        XCTAssertEqual(Diagnostic.error("boom", at: SourceLocation(file: "content/a.md", line: 3, column: 7)).description,
+                       "content/a.md:3:7: error: boom")
+        XCTAssertEqual(Diagnostic.warning("hm", at: SourceLocation(file: "blog.yml", line: 2)).description, "blog.yml:2: warning: hm")
+        XCTAssertEqual(Diagnostic.error("plain").description, "error: plain")
+    }
+
+    func testSlugKeepsJapanese() {
+        XCTAssertEqual(Slug.make("Hello, World!"), "hello-world")
+        XCTAssertEqual(Slug.make("SwiftUIで通知を扱う"), "swiftuiで通知を扱う")
+        XCTAssertEqual(Slug.make("【Swift】Codable で 日付"), "swift-codable-で-日付")
+        XCTAssertEqual(Slug.make("ＡＢＣ　全角"), "abc-全角")
+        XCTAssertEqual(Slug.make("!!!"), "")
+    }
+
+    func testPercentEncoding() {
+        XCTAssertEqual(Slug.percentEncodePath("tags/日本語/"), "tags/%E6%97%A5%E6%9C%AC%E8%AA%9E/")
+        XCTAssertEqual(Slug.percentEncodePath("c++ #x"), "c%2B%2B%20%23x")
+    }
+
+    func testEscapeHTML() {
+        XCTAssertEqual(escapeHTML("<a href=\"x\">'&'</a>"), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;")
+        XCTAssertEqual(escapeHTML("plain 日本語"), "plain 日本語")
+    }
+
+    func testInvalidUTF8IsLocated() {
+        let bytes = Array("ok\nab".utf8) + [0xFF] + Array("c".utf8)
+        XCTAssertThrowsError(try SourceText.decode(bytes, displayPath: "x.md")) { error in
+            XCTAssertEqual((error as? Diagnostic)?.description, "x.md:2:3: error: the file is not valid UTF-8 (byte 0xFF); save it as UTF-8")
+        }
+        // Overlong encodings and surrogates are invalid too.
+        XCTAssertNotNil(SourceText.firstInvalidUTF8([0xC0, 0x80][...]))
+        XCTAssertNotNil(SourceText.firstInvalidUTF8([0xED, 0xA0, 0x80][...]))
+        XCTAssertNil(SourceText.firstInvalidUTF8(Array("日本語🍣".utf8)[...]))
+    }
+
+    func testBOMAndCRLF() throws {
+        XCTAssertEqual(try SourceText.decode([0xEF, 0xBB, 0xBF] + Array("a\r\nb".utf8), displayPath: "x"), "a\nb")
+    }
+
+    func testJSONWriterEscapes() {
+        var json = JSONWriter()
+        json.beginObject()
+        json.field("t", "a\"b\\c\n<img>")
+        json.field("n", 3)
+        json.field("l", strings: ["x", "日本"])
+        json.endObject()
+        XCTAssertEqual(String(decoding: json.bytes, as: UTF8.self), #"{"t":"a\"b\\c\n\u003cimg\u003e","n":3,"l":["x","日本"]}"#)
+        let parsed = try? JSONSerialization.jsonObject(with: Data(json.bytes)) as? [String: Any]
+        XCTAssertEqual(parsed?["t"] as? String, "a\"b\\c\n<img>")
+    }
+}

@@ -1,0 +1,144 @@
+import BlogContent
+import BlogCore
+import BlogSite
+import Foundation
+import XCTest
+
+final class BuildTests: XCTestCase {
+    func testBasicFixtureSite() throws {
+        let site = try build(try Fixtures.copy("basic"))
+        let paths = Set(site.paths)
+        for expected in ["index.html", "page/2/index.html", "posts/hello/index.html", "posts/second/index.html",
+                         "posts/0123456789abcdef0123/index.html", "about/index.html", "tags/index.html",
+                         "tags/swift/index.html", "tags/swift/page/2/index.html", "tags/ios/index.html", "tags/日本語/index.html",
+                         "archive/index.html", "archive/2020/index.html", "archive/2020/02/index.html", "archive/2021/01/index.html",
+                         "404.html", "search/index.html", "tags.json", "posts.json", "feed.xml", "tags/swift/feed.xml",
+                         "sitemap.xml", "robots.txt", ".nojekyll", "CNAME", "img/dot.gif"] {
+            XCTAssertTrue(paths.contains(expected), "missing \(expected)")
+        }
+        XCTAssertFalse(paths.contains("page/3/index.html"))
+        XCTAssertFalse(site.paths.contains { $0.contains("draft") || $0.contains("future") }, "drafts and future posts are left out")
+        XCTAssertEqual(site.model.posts.map(\.slug), ["0123456789abcdef0123", "second", "hello"], "newest first")
+        XCTAssertTrue(site.paths.contains { $0.hasPrefix("assets/css/main.") && $0.hasSuffix(".css") }, "hashed stylesheet")
+
+        let hello = try XCTUnwrap(site.text("posts/hello/index.html"))
+        XCTAssertTrue(hello.contains("Hello &lt;World&gt; &amp; &quot;friends&quot;"), "titles are escaped")
+        XCTAssertFalse(hello.contains("<World>"))
+        XCTAssertTrue(hello.contains("<html lang=\"ja\""))
+        XCTAssertTrue(hello.contains("2020年2月6日"))
+        XCTAssertTrue(hello.contains("Line one<br />"), "newlines are line breaks")
+        XCTAssertTrue(hello.contains("href=\"/tags/swift/\""))
+    }
+
+    func testTagsAreCaseInsensitiveWithMostCommonSpelling() throws {
+        let site = try build(try Fixtures.copy("basic"))
+        let swift = try XCTUnwrap(site.model.tags.first { $0.slug == "swift" })
+        XCTAssertEqual(swift.name, "Swift", "two of three posts spell it Swift")
+        XCTAssertEqual(swift.postIndices.count, 3)
+        let json = try JSONSerialization.jsonObject(with: Data(site.text("tags.json")!.utf8)) as! [String: Any]
+        let tags = json["tags"] as! [[String: Any]]
+        XCTAssertEqual(tags.first?["name"] as? String, "Swift")
+        XCTAssertEqual(tags.first?["count"] as? Int, 3)
+        XCTAssertEqual(tags.first?["posts"] as? [String], ["0123456789abcdef0123", "second", "hello"])
+        let japanese = tags.first { $0["name"] as? String == "日本語" }
+        XCTAssertEqual(japanese?["url"] as? String, "/tags/%E6%97%A5%E6%9C%AC%E8%AA%9E/")
+        let posts = (try JSONSerialization.jsonObject(with: Data(site.text("posts.json")!.utf8)) as! [String: Any])["posts"] as! [[String: Any]]
+        XCTAssertEqual(posts.map { $0["url"] as! String }, ["/posts/0123456789abcdef0123/", "/posts/second/", "/posts/hello/"])
+        XCTAssertEqual(posts[1]["updated"] as? String, "2020-03-05T12:00:00+09:00")
+        XCTAssertEqual(posts[2]["summary"] as? String, "The first post.")
+    }
+
+    func testDraftsAndFutureWhenAsked() throws {
+        let site = try build(try Fixtures.copy("basic"), drafts: true, future: true)
+        XCTAssertEqual(site.model.posts.count, 5)
+        XCTAssertTrue(site.paths.contains("posts/draft-post/index.html"))
+        XCTAssertTrue(site.paths.contains("posts/from-the-future/index.html"))
+    }
+
+    func testDeterministic() throws {
+        let source = try Fixtures.copy("basic")
+        let first = try build(source)
+        let second = try build(source)
+        XCTAssertEqual(first.paths, second.paths)
+        for (a, b) in zip(first.files, second.files) {
+            XCTAssertEqual(a.bytes, b.bytes, "\(a.path) differs between two builds")
+        }
+    }
+
+    func testBasePathEverywhere() throws {
+        let site = try build(try Fixtures.copy("basic"), baseURL: "https://user.github.io/archive")
+        let home = try XCTUnwrap(site.text("index.html"))
+        XCTAssertTrue(home.contains("href=\"/archive/posts/"))
+        XCTAssertFalse(home.contains("href=\"/posts/"), "every internal link carries the base path")
+        XCTAssertTrue(home.contains("/archive/assets/css/main."))
+        let hello = try XCTUnwrap(site.text("posts/hello/index.html"))
+        XCTAssertTrue(hello.contains("href=\"/archive/posts/second/\""), "root-relative links in Markdown get the base path")
+        XCTAssertTrue(site.text("sitemap.xml")!.contains("<loc>https://user.github.io/archive/posts/hello/</loc>"))
+        XCTAssertTrue(site.text("robots.txt")!.contains("Sitemap: https://user.github.io/archive/sitemap.xml"))
+        XCTAssertTrue(site.text("feed.xml")!.contains("href=\"https://user.github.io/archive/feed.xml\""))
+    }
+}
+
+final class BadInputTests: XCTestCase {
+    func testEveryErrorIsListedWithFileAndLine() throws {
+        let site = try Fixtures.site([
+            "content/posts/a.md": "---\ntitle: A\ndate: 2020-02-30\n---\nbody\n",
+            "content/posts/b.md": "---\ndate: 2020-01-01\n---\nno title\n",
+            "content/posts/c.md": "---\ntitle: [broken\ndate: 2020-01-01\n---\n",
+            "content/posts/d.md": "no front matter\n",
+            "content/posts/e.md": "---\ntitle: E\n---\nno date\n",
+        ])
+        try Data([0x2D, 0x2D, 0x2D, 0x0A, 0x74, 0x3A, 0xFF, 0x0A]).write(to: site.appendingPathComponent("content/posts/f.md"))
+        let messages = errors { _ = try build(site) }
+        XCTAssertEqual(messages.count, 6, messages.joined(separator: "\n"))
+        XCTAssertTrue(messages.contains("content/posts/a.md:3:7: error: invalid date in 'date': day 30 is out of range in '2020-02-30' (use ISO 8601, e.g. 2020-02-06T10:00:00+09:00)"), messages.joined(separator: "\n"))
+        XCTAssertTrue(messages.contains("content/posts/b.md:1:1: error: missing 'title' in the front matter"), messages.joined(separator: "\n"))
+        XCTAssertTrue(messages.contains { $0.hasPrefix("content/posts/c.md:") && $0.contains("invalid front matter") }, messages.joined(separator: "\n"))
+        XCTAssertTrue(messages.contains { $0.hasPrefix("content/posts/d.md:1:1: error: missing front matter") })
+        XCTAssertTrue(messages.contains { $0.hasPrefix("content/posts/e.md:1:1: error: missing 'date'") })
+        XCTAssertTrue(messages.contains("content/posts/f.md:2:3: error: the file is not valid UTF-8 (byte 0xFF); save it as UTF-8"), messages.joined(separator: "\n"))
+    }
+
+    func testDuplicateURLNamesBothFiles() throws {
+        let site = try Fixtures.site([
+            "content/posts/a.md": "---\ntitle: Same\ndate: 2020-01-01\nslug: same\n---\n",
+            "content/posts/b.md": "---\ntitle: Other\ndate: 2020-01-02\nslug: same\n---\n",
+        ])
+        let messages = errors { _ = try build(site) }
+        XCTAssertEqual(messages, ["content/posts/b.md:4: error: two posts have the URL /posts/same/: content/posts/a.md and content/posts/b.md (set a different 'slug' in one of them)"])
+    }
+
+    func testMissingAndBrokenTemplates() throws {
+        let site = try Fixtures.site([
+            "blog.yml": "theme: mine\n",
+            "themes/mine/templates/post.mustache": "<p>\n{{#post}}{{title}}\n",
+            "content/posts/a.md": "---\ntitle: A\ndate: 2020-01-01\n---\n",
+        ])
+        let messages = errors { _ = try build(site) }
+        XCTAssertEqual(messages.count, 1)
+        XCTAssertTrue(messages[0].hasPrefix("themes/mine/templates/post.mustache:2:1: error:"), messages.joined())
+        XCTAssertTrue(messages[0].contains("post"), messages.joined())
+
+        let missing = try Fixtures.site(["blog.yml": "theme: nowhere\n"])
+        XCTAssertEqual(errors { _ = try build(missing) }.first?.hasPrefix("blog.yml: error: theme 'nowhere' not found"), true)
+    }
+
+    func testUnknownConfigKeyIsAWarningWithLine() throws {
+        let site = try Fixtures.site(["blog.yml": "title: x\nfoo: 1\n"])
+        let (console, captured) = Console.capturing()
+        _ = try SiteBuilder.build(BuildOptions(siteDirectory: site, now: Fixtures.now), console: console)
+        XCTAssertTrue(captured.errors.contains("blog.yml:2:1: warning: unknown key 'foo'"), captured.errors)
+    }
+}
+
+final class ThemeOverrideTests: XCTestCase {
+    func testLayoutsOverrideOneTemplate() throws {
+        let site = try Fixtures.site([
+            "layouts/404.mustache": "custom 404 for {{site.title}}",
+            "blog.yml": "title: T&T\n",
+        ])
+        let built = try build(site)
+        XCTAssertEqual(built.text("404.html"), "custom 404 for T&amp;T")
+        XCTAssertTrue(built.text("index.html")!.contains("<html"), "other templates still come from the default theme")
+    }
+}

@@ -1,0 +1,64 @@
+import BlogCore
+import BlogSite
+import Foundation
+import XCTest
+
+final class OutputWriterTests: XCTestCase {
+    func file(_ path: String, _ text: String) -> OutputFile { OutputFile(path: path, bytes: Array(text.utf8)) }
+
+    func testUnchangedFilesKeepTheirInodeAndStaleFilesGo() throws {
+        let root = try Fixtures.temporaryDirectory()
+        let source = root.appendingPathComponent("site")
+        try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
+        let output = root.appendingPathComponent("public")
+        let writer = OutputWriter(output: output, source: source)
+        var summary = try writer.write([file("a/index.html", "A"), file("b.txt", "B"), file("old.txt", "O")])
+        XCTAssertEqual(summary.written, 3)
+        let before = try FileManager.default.attributesOfItem(atPath: output.appendingPathComponent("a/index.html").path)
+        // A file the user put there by hand must survive.
+        try "mine".write(to: output.appendingPathComponent("notes.txt"), atomically: true, encoding: .utf8)
+        summary = try writer.write([file("a/index.html", "A"), file("b.txt", "B2")])
+        XCTAssertEqual(summary, OutputWriter.Summary(written: 1, unchanged: 1, removed: 1, preserved: 1))
+        let after = try FileManager.default.attributesOfItem(atPath: output.appendingPathComponent("a/index.html").path)
+        XCTAssertEqual(before[.systemFileNumber] as? Int, after[.systemFileNumber] as? Int, "an unchanged file is not rewritten")
+        XCTAssertEqual(before[.modificationDate] as? Date, after[.modificationDate] as? Date)
+        XCTAssertEqual(try String(contentsOf: output.appendingPathComponent("b.txt"), encoding: .utf8), "B2")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output.appendingPathComponent("old.txt").path))
+        XCTAssertEqual(try String(contentsOf: output.appendingPathComponent("notes.txt"), encoding: .utf8), "mine")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: root.path).filter { $0.hasPrefix(".") }
+        XCTAssertEqual(leftovers, [], "no staging or retired folders are left behind")
+    }
+
+    func testRefusesForeignFolderAndSourceFolder() throws {
+        let root = try Fixtures.temporaryDirectory()
+        let source = root.appendingPathComponent("site")
+        let foreign = root.appendingPathComponent("docs")
+        try FileManager.default.createDirectory(at: foreign, withIntermediateDirectories: true)
+        try "keep".write(to: foreign.appendingPathComponent("thesis.txt"), atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try OutputWriter(output: foreign, source: source).write([file("index.html", "x")])) { error in
+            XCTAssertTrue("\(error)".contains("not empty and was not written by blog"), "\(error)")
+        }
+        XCTAssertEqual(try String(contentsOf: foreign.appendingPathComponent("thesis.txt"), encoding: .utf8), "keep")
+        XCTAssertThrowsError(try OutputWriter(output: source, source: source).validate())
+        XCTAssertThrowsError(try OutputWriter(output: root, source: source).validate(), "the output contains the source")
+    }
+
+    func testRefusesToOverwriteAForeignFileInsideTheOutput() throws {
+        let root = try Fixtures.temporaryDirectory()
+        let output = root.appendingPathComponent("public")
+        let writer = OutputWriter(output: output, source: root.appendingPathComponent("site"))
+        try writer.write([file("index.html", "x")])
+        try "hand made".write(to: output.appendingPathComponent("about.html"), atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try writer.write([file("index.html", "x"), file("about.html", "generated")]))
+        XCTAssertEqual(try String(contentsOf: output.appendingPathComponent("about.html"), encoding: .utf8), "hand made")
+        XCTAssertEqual(try String(contentsOf: output.appendingPathComponent("index.html"), encoding: .utf8), "x")
+    }
+
+    func testRejectsPathsOutsideTheOutput() throws {
+        let root = try Fixtures.temporaryDirectory()
+        let writer = OutputWriter(output: root.appendingPathComponent("public"), source: root.appendingPathComponent("site"))
+        XCTAssertThrowsError(try writer.write([file("../escape.txt", "x")]))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("escape.txt").path))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("public").path))
+    }
+}
