@@ -54,8 +54,11 @@ public enum ImportJob {
         }
     }
 
+    /// `display` turns a written file's path into the text printed for it (e.g. relative to the
+    /// working folder).
     @discardableResult
-    public static func run(_ source: ImportSource, options: ImportOptions, postsDirectory: String, console: Console) -> ImportOutcome {
+    public static func run(_ source: ImportSource, options: ImportOptions, postsDirectory: String, console: Console,
+                           display: (String) -> String = { $0 }) -> ImportOutcome {
         let result = read(source, options: options).deduplicated()
         for diagnostic in result.diagnostics { console.report(diagnostic) }
         if result.hasErrors {
@@ -68,8 +71,8 @@ public enum ImportJob {
         let bar = ProgressBar(console: console, label: "importing", total: planned.count)
         let (summary, writeDiagnostics) = writer.write(planned, progress: bar.update)
         for diagnostic in writeDiagnostics { console.report(diagnostic) }
-        for path in summary.created { console.print("created \(path)") }
-        for path in summary.overwritten { console.print("overwritten \(path)") }
+        for path in summary.created { console.print("created \(display(path))") }
+        for path in summary.overwritten { console.print("overwritten \(display(path))") }
         console.print(summary.description)
         return ImportOutcome(summary: summary, diagnostics: result.diagnostics + writeDiagnostics, succeeded: summary.failed.isEmpty)
     }

@@ -87,7 +87,7 @@ public struct JSONSyntaxError: Error, Sendable, Equatable {
 }
 
 /// A strict RFC 8259 parser over bytes. Reports the byte offset of the first error.
-/// Input must already be valid UTF-8 (see `SourceText`).
+/// Input must already be valid UTF-8 (see `InputText`).
 public struct JSONParser {
     private let bytes: [UInt8]
     private var index = 0

@@ -16,7 +16,7 @@ public struct QiitaAPIImporter: Sendable {
 
     public func importFile(_ path: String) -> ImportResult {
         do {
-            return importSource(try SourceText.read(path: path))
+            return importSource(try InputText.read(path: path))
         } catch let diagnostic as Diagnostic {
             return ImportResult(diagnostics: [diagnostic])
         } catch {
@@ -24,7 +24,7 @@ public struct QiitaAPIImporter: Sendable {
         }
     }
 
-    public func importSource(_ source: SourceText) -> ImportResult {
+    public func importSource(_ source: InputText) -> ImportResult {
         let root: JSONNode
         do {
             root = try JSONParser.parse(source.bytes)
@@ -52,7 +52,7 @@ public struct QiitaAPIImporter: Sendable {
         return result
     }
 
-    private func makeArticle(_ item: JSONNode, number: Int, source: SourceText, errors: inout [Diagnostic]) -> ImportedArticle? {
+    private func makeArticle(_ item: JSONNode, number: Int, source: InputText, errors: inout [Diagnostic]) -> ImportedArticle? {
         let itemLocation = source.location(ofByte: item.offset)
         guard case .object = item.value else {
             errors.append(.error("item \(number): expected an object, found \(item.kindName)", at: itemLocation))

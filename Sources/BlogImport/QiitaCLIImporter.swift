@@ -56,9 +56,9 @@ public struct QiitaCLIImporter: Sendable {
     }
 
     func importFile(_ path: String, datedFromUpdatedAt: inout Bool) -> ImportResult {
-        let source: SourceText
+        let source: InputText
         do {
-            source = try SourceText.read(path: path)
+            source = try InputText.read(path: path)
         } catch let diagnostic as Diagnostic {
             return ImportResult(diagnostics: [diagnostic])
         } catch {
@@ -71,12 +71,12 @@ public struct QiitaCLIImporter: Sendable {
         return importSource(source, modificationDate: modified, datedFromUpdatedAt: &datedFromUpdatedAt)
     }
 
-    public func importSource(_ source: SourceText, modificationDate: Date?) -> ImportResult {
+    public func importSource(_ source: InputText, modificationDate: Date?) -> ImportResult {
         var ignored = false
         return importSource(source, modificationDate: modificationDate, datedFromUpdatedAt: &ignored)
     }
 
-    func importSource(_ source: SourceText, modificationDate: Date?, datedFromUpdatedAt: inout Bool) -> ImportResult {
+    func importSource(_ source: InputText, modificationDate: Date?, datedFromUpdatedAt: inout Bool) -> ImportResult {
         var result = ImportResult()
         guard let (lines, firstLine, body) = SimpleFrontMatter.split(source.text) else {
             result.diagnostics.append(.error("missing front matter: a qiita-cli article starts with a '---' line", at: source.location(line: 1, column: 1)))

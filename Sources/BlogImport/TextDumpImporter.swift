@@ -29,7 +29,7 @@ public struct TextDumpImporter: Sendable {
 
     public func importFile(_ path: String) -> ImportResult {
         do {
-            return importText(try SourceText.read(path: path))
+            return importText(try InputText.read(path: path))
         } catch let diagnostic as Diagnostic {
             return ImportResult(diagnostics: [diagnostic])
         } catch {
@@ -72,7 +72,7 @@ public struct TextDumpImporter: Sendable {
         return (dateText, column)
     }
 
-    public func importText(_ source: SourceText) -> ImportResult {
+    public func importText(_ source: InputText) -> ImportResult {
         let lines = TextDumpImporter.lines(of: source.text)
         var result = ImportResult()
         let headerIndices = lines.indices.filter { TextDumpImporter.header(lines[$0]) != nil }

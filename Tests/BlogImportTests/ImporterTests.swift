@@ -84,7 +84,7 @@ final class QiitaAPIImporterTests: XCTestCase {
     }
 
     func testNotAnArray() throws {
-        let source = try SourceText(path: "x.json", bytes: Array("\n  42".utf8))
+        let source = try InputText(path: "x.json", bytes: Array("\n  42".utf8))
         let result = QiitaAPIImporter().importSource(source)
         XCTAssertEqual(result.diagnostics.map(\.description), ["x.json:2:3: error: expected an array of Qiita items, found a number"])
     }
@@ -122,7 +122,7 @@ final class QiitaCLIImporterTests: XCTestCase {
     }
 
     func testModificationTimeUsesSiteTimeZone() throws {
-        let source = try SourceText(path: "a.md", bytes: Array("---\ntitle: A\ntags: [x]\nupdated_at: ''\n---\nbody\n".utf8))
+        let source = try InputText(path: "a.md", bytes: Array("---\ntitle: A\ntags: [x]\nupdated_at: ''\n---\nbody\n".utf8))
         let result = QiitaCLIImporter(timeZone: TimeZone(identifier: "Asia/Tokyo")!)
             .importSource(source, modificationDate: Date(timeIntervalSince1970: 1_620_605_700))
         XCTAssertEqual(result.articles.first?.date.iso8601, "2021-05-10T09:15:00+09:00")
@@ -138,7 +138,7 @@ final class QiitaCLIImporterTests: XCTestCase {
             ("---\ntitle: A\nnested:\n  key: value\n---\n", "a.md:4:1: error: unexpected indentation"),
         ]
         for (text, expected) in cases {
-            let result = QiitaCLIImporter().importSource(try SourceText(path: "a.md", bytes: Array(text.utf8)), modificationDate: nil)
+            let result = QiitaCLIImporter().importSource(try InputText(path: "a.md", bytes: Array(text.utf8)), modificationDate: nil)
             XCTAssertTrue(result.errors.contains { $0.description.hasPrefix(expected) }, "\(text.debugDescription): \(result.diagnostics)")
             XCTAssertTrue(result.articles.isEmpty)
         }
@@ -217,7 +217,7 @@ final class TextDumpImporterTests: XCTestCase {
     }
 
     func testHeaderWithoutTitleAndPreamble() throws {
-        let source = try SourceText(path: "d.txt", bytes: Array("stray line\n- 投稿日:2021-05-10T09:15:00+09:00\n\n- 投稿日:2021-05-11T09:15:00+09:00\n".utf8))
+        let source = try InputText(path: "d.txt", bytes: Array("stray line\n- 投稿日:2021-05-10T09:15:00+09:00\n\n- 投稿日:2021-05-11T09:15:00+09:00\n".utf8))
         let result = TextDumpImporter().importText(source)
         XCTAssertEqual(result.diagnostics.map(\.description), [
             "d.txt:1: warning: 1 line(s) before the first article header are not part of any article and were not imported",
@@ -227,7 +227,7 @@ final class TextDumpImporterTests: XCTestCase {
     }
 
     func testCRLFDump() throws {
-        let source = try SourceText(path: "d.txt", bytes: Array("- 投稿日:2021-05-10T09:15:00+09:00\r\nTitle\r\nline\r\n".utf8))
+        let source = try InputText(path: "d.txt", bytes: Array("- 投稿日:2021-05-10T09:15:00+09:00\r\nTitle\r\nline\r\n".utf8))
         let result = TextDumpImporter().importText(source)
         XCTAssertEqual(result.articles.first?.title, "Title")
         XCTAssertEqual(result.articles.first?.body, "line\n")

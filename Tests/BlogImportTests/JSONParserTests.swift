@@ -12,7 +12,7 @@ final class JSONParserTests: XCTestCase {
             _ = try parse(text)
             return nil
         } catch let error as JSONSyntaxError {
-            let source = try! SourceText(path: "t.json", bytes: Array(text.utf8))
+            let source = try! InputText(path: "t.json", bytes: Array(text.utf8))
             return (source.location(ofByte: error.offset), error.message)
         } catch {
             return nil
@@ -74,16 +74,16 @@ final class JSONParserTests: XCTestCase {
 
     func testUTF8ValidationReportsFirstBadByte() {
         let bytes: [UInt8] = Array("ok\n日本".utf8) + [0xC3, 0x28] + Array("x".utf8)
-        XCTAssertThrowsError(try SourceText(path: "bad.json", bytes: bytes)) { error in
+        XCTAssertThrowsError(try InputText(path: "bad.json", bytes: bytes)) { error in
             let diagnostic = error as? Diagnostic
             XCTAssertEqual(diagnostic?.location, SourceLocation(file: "bad.json", line: 2, column: 3))
             XCTAssertTrue(diagnostic?.message.contains("UTF-8") ?? false)
         }
         // Overlong encodings, surrogates and truncated sequences are rejected.
-        XCTAssertEqual(SourceText.firstInvalidUTF8([0xC0, 0xAF]), 0)
-        XCTAssertEqual(SourceText.firstInvalidUTF8([0x41, 0xED, 0xA0, 0x80]), 1)
-        XCTAssertEqual(SourceText.firstInvalidUTF8([0x41, 0x42, 0xE6, 0x97]), 2)
-        XCTAssertEqual(SourceText.firstInvalidUTF8([0xF4, 0x90, 0x80, 0x80]), 0)
-        XCTAssertNil(SourceText.firstInvalidUTF8(Array("日本語 🚀 é".utf8)))
+        XCTAssertEqual(InputText.firstInvalidUTF8([0xC0, 0xAF]), 0)
+        XCTAssertEqual(InputText.firstInvalidUTF8([0x41, 0xED, 0xA0, 0x80]), 1)
+        XCTAssertEqual(InputText.firstInvalidUTF8([0x41, 0x42, 0xE6, 0x97]), 2)
+        XCTAssertEqual(InputText.firstInvalidUTF8([0xF4, 0x90, 0x80, 0x80]), 0)
+        XCTAssertNil(InputText.firstInvalidUTF8(Array("日本語 🚀 é".utf8)))
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 
 /// The bytes of one input file, checked to be UTF-8, with a way to turn byte offsets into
 /// `line:column` (both from 1; columns count Unicode scalars, so a Japanese character is one column).
-public struct SourceText: Sendable {
+public struct InputText: Sendable {
     public let path: String
     public let bytes: [UInt8]
     /// The decoded text (a leading byte-order mark removed).
@@ -24,17 +24,17 @@ public struct SourceText: Sendable {
             starts.append(index + 1)
         }
         self.lineStarts = starts
-        if let bad = SourceText.firstInvalidUTF8(body) {
+        if let bad = InputText.firstInvalidUTF8(body) {
             self.text = ""
             throw Diagnostic.error(
                 String(format: "input is not valid UTF-8 (byte 0x%02X at offset %d)", body[bad], bad),
-                at: SourceText.location(path: path, bytes: body, lineStarts: starts, offset: bad))
+                at: InputText.location(path: path, bytes: body, lineStarts: starts, offset: bad))
         }
         self.text = String(decoding: body, as: UTF8.self)
     }
 
     /// Reads and validates a file.
-    public static func read(path: String) throws -> SourceText {
+    public static func read(path: String) throws -> InputText {
         guard let data = FileManager.default.contents(atPath: path) else {
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
@@ -43,12 +43,12 @@ public struct SourceText: Sendable {
             }
             throw Diagnostic.error("no such file", at: SourceLocation(file: path))
         }
-        return try SourceText(path: path, bytes: [UInt8](data))
+        return try InputText(path: path, bytes: [UInt8](data))
     }
 
     /// The location of a byte offset.
     public func location(ofByte offset: Int) -> SourceLocation {
-        SourceText.location(path: path, bytes: bytes, lineStarts: lineStarts, offset: offset)
+        InputText.location(path: path, bytes: bytes, lineStarts: lineStarts, offset: offset)
     }
 
     public func location(line: Int, column: Int = 0) -> SourceLocation {
