@@ -21,7 +21,9 @@ struct EmbedTheme: BuildToolPlugin {
             .buildCommand(
                 displayName: "Embedding the default theme",
                 executable: try context.tool(named: "embed-theme").path,
-                arguments: [themeDir.string, output.string],
+                // The file list is part of the command, so adding or removing a theme file re-runs it
+                // (edits to existing files are caught through inputFiles).
+                arguments: [themeDir.string, output.string, "--files=" + inputs.map(\.lastComponent).joined(separator: ",")],
                 inputFiles: inputs,
                 outputFiles: [output]
             ),

@@ -265,7 +265,7 @@ public struct OutputWriter {
         var existing = [UInt8](repeating: 0, count: bytes.count)
         var offset = 0
         while offset < bytes.count {
-            let count = existing.withUnsafeMutableBytes { read(fd, $0.baseAddress! + offset, bytes.count - offset) }
+            let count = existing.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + offset, bytes.count - offset) }
             if count <= 0 { return false }
             offset += count
         }
@@ -277,7 +277,7 @@ public struct OutputWriter {
         guard fd >= 0 else { return false }
         var offset = 0
         while offset < bytes.count {
-            let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, bytes.count - offset) }
+            let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, bytes.count - offset) }
             if count <= 0 {
                 close(fd)
                 return false

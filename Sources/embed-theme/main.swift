@@ -3,7 +3,7 @@
 import Foundation
 
 let args = CommandLine.arguments
-guard args.count == 3 else {
+guard args.count >= 3 else {
     FileHandle.standardError.write("usage: embed-theme THEME_DIR OUTPUT.swift\n".data(using: .utf8)!)
     exit(64)
 }
