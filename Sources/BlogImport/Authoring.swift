@@ -26,7 +26,18 @@ public enum PostCreator {
         for tag in tags.map({ $0.trimmingCharacters(in: .whitespaces) }) where !tag.isEmpty && !cleanTags.contains(tag) {
             cleanTags.append(tag)
         }
-        let article = ImportedArticle(title: trimmedTitle, date: date, tags: cleanTags, draft: draft, slug: finalSlug,
+        // Slugs are URLs: unique in the site. A given slug must be free; a derived one gets a suffix.
+        let existing = ImportWriter.existingPosts(in: postsDirectory)
+        if slug != nil, let other = existing[finalSlug]?.first {
+            throw Diagnostic.error("the slug '\(finalSlug)' is already used by \(other.path); choose another --slug")
+        }
+        var uniqueSlug = finalSlug
+        var suffix = 2
+        while existing[uniqueSlug] != nil {
+            uniqueSlug = "\(finalSlug)-\(suffix)"
+            suffix += 1
+        }
+        let article = ImportedArticle(title: trimmedTitle, date: date, tags: cleanTags, draft: draft, slug: uniqueSlug,
                                       body: "", source: SourceLocation(file: "<new>"))
         let path = (postsDirectory as NSString).appendingPathComponent(article.fileName())
         if FileManager.default.fileExists(atPath: path) {

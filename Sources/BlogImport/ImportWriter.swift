@@ -1,3 +1,4 @@
+import BlogContent
 import BlogCore
 import Foundation
 
@@ -43,9 +44,12 @@ public struct ImportWriter: Sendable {
         self.force = force
     }
 
-    /// Assigns file names. A name is taken when another article of this batch has it, or when a
-    /// file exists there that holds a different article (other id, or other date and title).
+    /// Assigns file names and slugs. Slugs are URLs (`/posts/<slug>/`), so they must be unique in
+    /// the whole site: a slug is taken when another article of this batch has it, or when an
+    /// existing post in the folder has it and is not this same article in this same file
+    /// (same id, or same date and title).
     public func plan(_ articles: [ImportedArticle]) -> [PlannedFile] {
+        let existing = ImportWriter.existingPosts(in: postsDirectory)
         let ordered = articles.sorted { a, b in
             (a.slug, a.date.secondsSinceEpoch, a.id ?? "", a.title, a.source.description)
                 < (b.slug, b.date.secondsSinceEpoch, b.id ?? "", b.title, b.source.description)
@@ -56,10 +60,10 @@ public struct ImportWriter: Sendable {
             var slug = article.slug
             var suffix = 2
             while true {
-                let name = article.fileName(slug: slug)
-                let path = (postsDirectory as NSString).appendingPathComponent(name)
-                if !used.contains(name), !ImportWriter.holdsOtherArticle(path: path, than: article) {
-                    used.insert(name)
+                let path = (postsDirectory as NSString).appendingPathComponent(article.fileName(slug: slug))
+                let takenByExisting = (existing[slug] ?? []).contains { !($0.path == path && $0.isSameArticle(as: article)) }
+                if !used.contains(slug), !takenByExisting {
+                    used.insert(slug)
                     planned.append(PlannedFile(article: article, slug: slug, path: path, contents: article.fileContents(slug: slug)))
                     break
                 }
@@ -70,13 +74,17 @@ public struct ImportWriter: Sendable {
         return planned
     }
 
-    /// True when `path` exists and its front matter names a different article.
-    static func holdsOtherArticle(path: String, than article: ImportedArticle) -> Bool {
-        guard let data = FileManager.default.contents(atPath: path) else { return false }
-        let identity = ExistingPostIdentity(text: String(decoding: data, as: UTF8.self))
-        if let existingID = identity.id, let id = article.id { return existingID != id }
-        guard let title = identity.title, let date = identity.date else { return false }
-        return title != article.title || date.secondsSinceEpoch != article.date.secondsSinceEpoch
+    /// The posts already in `directory`, by slug (as the content loader derives it).
+    static func existingPosts(in directory: String) -> [String: [ExistingPost]] {
+        var result: [String: [ExistingPost]] = [:]
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return result }
+        for name in names.sorted() where !name.hasPrefix(".") && (name.hasSuffix(".md") || name.hasSuffix(".markdown")) {
+            let path = (directory as NSString).appendingPathComponent(name)
+            guard let data = FileManager.default.contents(atPath: path),
+                  let post = ExistingPost(path: path, text: String(decoding: data, as: UTF8.self)) else { continue }
+            result[post.slug, default: []].append(post)
+        }
+        return result
     }
 
     /// Writes the planned files. `progress(done, total)` is called after each file.
@@ -135,28 +143,36 @@ public struct ImportWriter: Sendable {
     }
 }
 
-/// `title`, `date` and `id` of an existing post, read from front matter lines as we write them
-/// (`key: value` at the start of a line, double-quoted or plain); enough to tell articles apart.
-struct ExistingPostIdentity {
+/// A post already in the folder: its slug and what identifies the article, read with BlogContent's
+/// front matter parser.
+struct ExistingPost {
+    var path: String
+    var slug: String
     var title: String?
-    var date: ImportDate?
+    var epochSeconds: Int64?
     var id: String?
 
-    init(text: String) {
-        guard let (lines, _, _) = SimpleFrontMatter.split(text) else { return }
-        for line in lines {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            let key = line[..<colon]
-            let raw = String(line[line.index(after: colon)...])
-            guard key == "title" || key == "date" || key == "id",
-                  let value = try? SimpleFrontMatter.parseValue(raw, line: 0, column: 0),
-                  case let .scalar(text, _) = value else { continue }
-            switch key {
-            case "title": title = text
-            case "date": date = ImportDate.parseISO8601(text)
-            default: id = text
-            }
+    init?(path: String, text: String) {
+        guard let document = try? SplitDocument.split(text, path: path), let yaml = document.yaml else { return nil }
+        var diagnostics: [Diagnostic] = []
+        let front = FrontMatter.parse(yaml, firstLine: document.yamlFirstLine, path: path,
+                                      zone: TimeZone(identifier: "UTC")!, diagnostics: &diagnostics)
+        self.path = path
+        self.title = front.title
+        self.epochSeconds = front.date?.epochSeconds
+        self.id = front.id
+        if let slug = front.slug ?? front.id {
+            self.slug = slug
+        } else if let title = front.title {
+            self.slug = Slug.make(title)
+        } else {
+            return nil
         }
+    }
+
+    func isSameArticle(as article: ImportedArticle) -> Bool {
+        if let id, let otherID = article.id { return id == otherID }
+        return title == article.title && epochSeconds == article.date.secondsSinceEpoch
     }
 }
 

@@ -1,6 +1,7 @@
 import BlogCore
 import Foundation
 @testable import BlogImport
+import BlogContent
 import XCTest
 
 final class ImportJobTests: XCTestCase {
@@ -177,5 +178,49 @@ final class AuthoringTests: XCTestCase {
         // A second init into the now non-empty directory fails and changes nothing.
         XCTAssertThrowsError(try SiteScaffold.initSite(at: site))
         XCTAssertEqual(listFiles((site as NSString).appendingPathComponent("content/posts")), ["2021-05-10-welcome.md"])
+    }
+}
+
+final class SiteWideSlugTests: XCTestCase {
+    /// Slugs are URLs: two articles on different days with the same title slug still get distinct slugs,
+    /// and everything imported loads with BlogContent's loader without errors.
+    func testSlugsAreUniqueAcrossDaysAndFilesLoad() throws {
+        let site = try makeTemporaryDirectory(self)
+        let posts = (site as NSString).appendingPathComponent("content/posts")
+        let dump = (site as NSString).appendingPathComponent("dump.txt")
+        try """
+            - 投稿日:2021-05-10T09:00:00+09:00
+            Weekly notes
+            one
+            - 投稿日:2021-05-17T09:00:00+09:00
+            Weekly notes
+            two
+
+            """.write(toFile: dump, atomically: true, encoding: .utf8)
+        let (console, _) = Console.capturing()
+        let files = [Fixtures.path("text/dump.txt"), dump]
+        XCTAssertTrue(ImportJob.run(.text(files: files), options: ImportOptions(), postsDirectory: posts, console: console).succeeded)
+        XCTAssertTrue(ImportJob.run(.qiitaAPI(files: [Fixtures.path("qiita-api/items.json"), Fixtures.path("qiita-api/more.json")]),
+                                    options: ImportOptions(), postsDirectory: posts, console: console).succeeded)
+        XCTAssertTrue(ImportJob.run(.qiitaCLI(directory: Fixtures.path("qiita-cli")), options: ImportOptions(),
+                                    postsDirectory: posts, console: console).succeeded)
+        XCTAssertTrue(listFiles(posts).contains("2021-05-10-weekly-notes.md"))
+        XCTAssertTrue(listFiles(posts).contains("2021-05-17-weekly-notes-2.md"))
+        let newPath = try PostCreator.newPost(title: "Weekly notes", postsDirectory: posts)
+        XCTAssertTrue(newPath.hasSuffix("-weekly-notes-3.md"), newPath)
+        XCTAssertThrowsError(try PostCreator.newPost(title: "Other", slug: "weekly-notes", postsDirectory: posts))
+
+        let content = try ContentLoader(siteDirectory: URL(fileURLWithPath: site), config: SiteConfig()).load()
+        XCTAssertEqual(content.posts.count, listFiles(posts).count)
+        XCTAssertEqual(Set(content.posts.map(\.slug)).count, content.posts.count, "slugs are unique")
+        let api = try XCTUnwrap(content.posts.first { $0.slug == "0123456789abcdef0123" })
+        XCTAssertEqual(api.title, "【Swift】Codableで日付を扱う")
+        XCTAssertEqual(api.tags, ["Swift", "iOS"])
+        XCTAssertEqual(api.date.iso8601, "2021-05-10T09:15:00+09:00")
+        XCTAssertEqual(api.updated?.iso8601, "2021-06-01T12:00:00+09:00")
+        XCTAssertTrue(content.posts.contains { $0.title == #"[iOS] "Dark mode" / ダークモード: メモ \ 2"# && $0.draft })
+        // The text dump's rendered page keeps every line, markup characters included.
+        let dark = try XCTUnwrap(content.posts.first { $0.title == "[iOS] ダークモード対応のメモ" })
+        XCTAssertTrue(dark.content.html.contains("&lt;div&gt;HTMLでもない&lt;/div&gt; &amp;amp; `code` $x$ ~~strike~~ | table |"), dark.content.html)
     }
 }
