@@ -7,6 +7,7 @@ public let allCommands: [BlogCommand.Type] = [
     BuildCommand.self,
     CheckCommand.self,
     ThemeCommand.self,
+    ImportCommand.self, NewCommand.self, InitCommand.self,
 ]
 
 /// Entry point of the command-line interface. Returns the process exit code:

@@ -1,0 +1,108 @@
+import BlogContent
+import BlogCore
+import BlogImport
+import Foundation
+
+enum ImportCommand: BlogCommand {
+    static let name = "import"
+    static let abstract = "Import Qiita articles (API JSON, a qiita-cli folder or text dumps) into content/posts/."
+    static let discussion = """
+    FORMATS:
+      qiita-api FILE...       Qiita API v2 items saved as JSON (an array of items per file).
+      qiita-cli DIR           A qiita-cli folder: its public/*.md (public/.remote/ is skipped).
+                              qiita-cli keeps no creation date: updated_at is used, or the
+                              file's modification time when it is empty (a warning says which).
+      text FILE...            Plain-text dumps of Qiita pages: each article starts with a line
+                              '- 投稿日:2021-05-10T09:15:00+09:00', then the title, then the body.
+                              Tags are inferred from the title ([iOS], 【Swift/iOS】, known names);
+                              an article without any gets the tag 'memo'.
+
+    Every input is read and checked first; if any has an error, nothing is written. Files are
+    named content/posts/<yyyy-mm-dd>-<slug>.md (slug: the Qiita id, else from the title; colliding
+    slugs get -2, -3...). Existing files with the same content are reported unchanged; different
+    ones are left alone unless --force. The same article twice (same date and title) is imported once.
+    """
+    static let arguments = [
+        ArgumentSpec("format", "qiita-api, qiita-cli or text"),
+        ArgumentSpec("input", "JSON files, a qiita-cli folder, or text files", variadic: true),
+    ]
+    static let options: [OptionSpec] = [
+        .value("source", "DIR", short: "s", "The site folder (default: the current folder)."),
+        .flag("force", "Overwrite existing files whose content differs."),
+        .value("known-tags", "FILE", "text: tag names to find in titles, one a line (default: blog.yml import.known_tags, else a built-in list)."),
+        .value("date", "DATE", "text: date of a file without header lines (2021-05-10T09:15:00+09:00 or 2021-05-10)."),
+        .value("title", "TITLE", "text: title of a file without header lines (with --date)."),
+    ]
+
+    static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> Int32 {
+        guard let format = arguments.positionals.first else {
+            throw UsageError("missing format: qiita-api, qiita-cli or text", command: name)
+        }
+        let inputs = Array(arguments.positionals.dropFirst())
+        guard !inputs.isEmpty else {
+            throw UsageError("missing input for '\(format)'", command: name)
+        }
+        let source = context.resolve(arguments.value("source") ?? ".")
+        try BuildCommand.checkSiteFolder(source)
+        let config = try SiteConfig.load(siteDirectory: source, console: context.console)
+        var options = ImportOptions(force: arguments.flag("force"), timeZone: config.timezone)
+        let paths = inputs.map { context.resolve($0).path }
+
+        let importSource: ImportSource
+        switch format {
+        case "qiita-api":
+            importSource = .qiitaAPI(files: paths)
+        case "qiita-cli":
+            guard paths.count == 1 else { throw UsageError("'import qiita-cli' takes exactly one folder", command: name) }
+            importSource = .qiitaCLI(directory: paths[0])
+        case "text":
+            importSource = .text(files: paths)
+            if let file = arguments.value("known-tags") {
+                let path = context.resolve(file).path
+                let text = try SourceText.read(URL(fileURLWithPath: path), displayPath: file)
+                options.tagInference.knownTags = TagInference.parseKnownTags(text)
+            } else if !config.importKnownTags.isEmpty {
+                options.tagInference.knownTags = config.importKnownTags
+            }
+            switch (arguments.value("date"), arguments.value("title")) {
+            case let (date?, title?):
+                guard let parsed = parseDate(date, timeZone: config.timezone) else {
+                    throw UsageError("invalid --date '\(date)': use 2021-05-10T09:15:00+09:00 or 2021-05-10", command: name)
+                }
+                let trimmed = title.trimmingCharacters(in: .whitespaces)
+                guard !trimmed.isEmpty else { throw UsageError("--title is empty", command: name) }
+                options.fallbackDate = parsed
+                options.fallbackTitle = trimmed
+            case (nil, nil):
+                break
+            default:
+                throw UsageError("--date and --title go together", command: name)
+            }
+        default:
+            throw UsageError("unknown format '\(format)': use qiita-api, qiita-cli or text", command: name)
+        }
+        if format != "text" {
+            for option in ["known-tags", "date", "title"] where arguments.value(option) != nil {
+                throw UsageError("--\(option) only applies to 'import text'", command: name)
+            }
+        }
+        let posts = source.appendingPathComponent("content").appendingPathComponent("posts").path
+        let base = context.workingDirectory.standardizedFileURL.path + "/"
+        let outcome = ImportJob.run(importSource, options: options, postsDirectory: posts, console: context.console,
+                                    display: { $0.hasPrefix(base) ? String($0.dropFirst(base.count)) : $0 })
+        return outcome.succeeded ? ExitCode.success : ExitCode.failure
+    }
+
+    /// ISO 8601 with offset, or a day (`2021-05-10`, midnight in the site's time zone).
+    static func parseDate(_ text: String, timeZone: TimeZone) -> ImportDate? {
+        if let date = ImportDate.parseISO8601(text) { return date }
+        let parts = text.split(separator: "-")
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+              let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]) else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let components = DateComponents(year: year, month: month, day: day)
+        guard components.isValidDate(in: calendar), let date = calendar.date(from: components) else { return nil }
+        return ImportDate(date: date, timeZone: timeZone)
+    }
+}

@@ -1,1 +1,0 @@
-// BlogImport: see README.md

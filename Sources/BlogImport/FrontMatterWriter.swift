@@ -1,0 +1,50 @@
+/// Writes our front matter: YAML with every string double-quoted and escaped, so that any
+/// title survives (colons, `#`, quotes, backslashes, control characters, leading `- `...).
+public enum FrontMatterWriter {
+    /// A YAML double-quoted scalar.
+    public static func quote(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            case "\r": out += "\\r"
+            case "\u{85}": out += "\\N"
+            case "\u{2028}": out += "\\L"
+            case "\u{2029}": out += "\\P"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F || (scalar.value >= 0x80 && scalar.value < 0xA0) || scalar.value == 0xFEFF {
+                    out += "\\x" + hex2(scalar.value)
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+
+    private static func hex2(_ value: UInt32) -> String {
+        let digits = Array("0123456789ABCDEF")
+        return String([digits[Int(value >> 4)], digits[Int(value & 0xF)]])
+    }
+
+    /// `title`, `date`, `updated`, `tags`, `draft`, `slug`, `id`, `qiita_url`, `likes_count`, then the body.
+    public static func document(for article: ImportedArticle, slug: String) -> String {
+        var lines = ["---"]
+        lines.append("title: \(quote(article.title))")
+        lines.append("date: \(article.date.iso8601)")
+        if let updated = article.updated { lines.append("updated: \(updated.iso8601)") }
+        lines.append("tags: [\(article.tags.map(quote).joined(separator: ", "))]")
+        lines.append("draft: \(article.draft)")
+        lines.append("slug: \(quote(slug))")
+        if let id = article.id { lines.append("id: \(quote(id))") }
+        if let url = article.qiitaURL { lines.append("qiita_url: \(quote(url))") }
+        if let likes = article.likesCount { lines.append("likes_count: \(likes)") }
+        lines.append("---")
+        var text = lines.joined(separator: "\n") + "\n"
+        text += article.body
+        return text
+    }
+}

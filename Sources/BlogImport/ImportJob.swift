@@ -1,0 +1,79 @@
+import BlogCore
+import Foundation
+
+/// What to import.
+public enum ImportSource: Sendable {
+    case qiitaAPI(files: [String])
+    case qiitaCLI(directory: String)
+    case text(files: [String])
+}
+
+/// Options shared by the importers (the CLI fills them from flags and blog.yml).
+public struct ImportOptions: Sendable {
+    public var force: Bool
+    public var tagInference: TagInference
+    /// `--date` / `--title` for text files without a header line.
+    public var fallbackDate: ImportDate?
+    public var fallbackTitle: String?
+    /// The site's time zone (file modification times of qiita-cli files).
+    public var timeZone: TimeZone
+
+    public init(force: Bool = false, tagInference: TagInference = TagInference(), fallbackDate: ImportDate? = nil,
+                fallbackTitle: String? = nil, timeZone: TimeZone = TimeZone(identifier: "Asia/Tokyo")!) {
+        self.force = force
+        self.tagInference = tagInference
+        self.fallbackDate = fallbackDate
+        self.fallbackTitle = fallbackTitle
+        self.timeZone = timeZone
+    }
+}
+
+/// The result of a whole import run.
+public struct ImportOutcome: Sendable {
+    public var summary: ImportSummary
+    /// Every warning and error, in the order found.
+    public var diagnostics: [Diagnostic]
+    /// False when any input was invalid (then nothing was written) or a file failed to write.
+    public var succeeded: Bool
+}
+
+/// Runs an import: reads and validates ALL inputs first, and writes nothing when any of them has
+/// an error; otherwise removes duplicate articles (warning), plans file names and writes them.
+/// Messages go to `console`: diagnostics and the progress bar to stderr, created paths and the
+/// summary to stdout.
+public enum ImportJob {
+    public static func read(_ source: ImportSource, options: ImportOptions) -> ImportResult {
+        switch source {
+        case .qiitaAPI(let files):
+            return QiitaAPIImporter().importFiles(files)
+        case .qiitaCLI(let directory):
+            return QiitaCLIImporter(timeZone: options.timeZone).importDirectory(directory)
+        case .text(let files):
+            return TextDumpImporter(tagInference: options.tagInference, fallbackDate: options.fallbackDate,
+                                    fallbackTitle: options.fallbackTitle).importFiles(files)
+        }
+    }
+
+    /// `display` turns a written file's path into the text printed for it (e.g. relative to the
+    /// working folder).
+    @discardableResult
+    public static func run(_ source: ImportSource, options: ImportOptions, postsDirectory: String, console: Console,
+                           display: (String) -> String = { $0 }) -> ImportOutcome {
+        let result = read(source, options: options).deduplicated()
+        for diagnostic in result.diagnostics { console.report(diagnostic) }
+        if result.hasErrors {
+            let count = result.errors.count
+            console.printError("error: \(count) error\(count == 1 ? "" : "s") in the input; nothing was written")
+            return ImportOutcome(summary: ImportSummary(), diagnostics: result.diagnostics, succeeded: false)
+        }
+        let writer = ImportWriter(postsDirectory: postsDirectory, force: options.force)
+        let planned = writer.plan(result.articles)
+        let bar = ProgressBar(console: console, label: "importing", total: planned.count)
+        let (summary, writeDiagnostics) = writer.write(planned, progress: bar.update)
+        for diagnostic in writeDiagnostics { console.report(diagnostic) }
+        for path in summary.created { console.print("created \(display(path))") }
+        for path in summary.overwritten { console.print("overwritten \(display(path))") }
+        console.print(summary.description)
+        return ImportOutcome(summary: summary, diagnostics: result.diagnostics + writeDiagnostics, succeeded: summary.failed.isEmpty)
+    }
+}

@@ -1,0 +1,186 @@
+import BlogCore
+import Foundation
+
+/// Imports a qiita-cli folder (`blog import qiita-cli DIR`): every `DIR/public/*.md`
+/// (`public/.remote/` and other hidden entries skipped). The front matter (`title`, `tags`,
+/// `private`, `updated_at`, `id`, `organization_url_name`, `slide`, `ignorePublish`) is
+/// normalised to ours, the body kept as is. qiita-cli keeps no creation date: the date is
+/// `updated_at`, or the file's modification time when `updated_at` is empty (with a warning).
+/// `private: true` or `ignorePublish: true` make a draft. The slug is the Qiita id when the
+/// article has one, else the file name (ASCII words), else derived from the title.
+public struct QiitaCLIImporter: Sendable {
+    /// Used to show file modification times (the site's time zone).
+    public var timeZone: TimeZone
+
+    public init(timeZone: TimeZone = TimeZone(identifier: "Asia/Tokyo")!) {
+        self.timeZone = timeZone
+    }
+
+    static let knownKeys: Set<String> = ["title", "tags", "private", "updated_at", "id", "organization_url_name", "slide", "ignorePublish"]
+
+    public func importDirectory(_ directory: String) -> ImportResult {
+        let publicDirectory = (directory as NSString).appendingPathComponent("public")
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: publicDirectory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            return ImportResult(diagnostics: [.error("not a qiita-cli folder: no public/ directory inside", at: SourceLocation(file: directory))])
+        }
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: publicDirectory)
+                .filter { !$0.hasPrefix(".") && $0.hasSuffix(".md") }
+                .sorted()
+        } catch {
+            return ImportResult(diagnostics: [.error("cannot list directory: \(error.localizedDescription)", at: SourceLocation(file: publicDirectory))])
+        }
+        var result = ImportResult()
+        var datedFromUpdatedAt = 0
+        for name in names {
+            let path = (publicDirectory as NSString).appendingPathComponent(name)
+            var fromUpdatedAt = false
+            result.merge(importFile(path, datedFromUpdatedAt: &fromUpdatedAt))
+            if fromUpdatedAt { datedFromUpdatedAt += 1 }
+        }
+        if names.isEmpty {
+            result.diagnostics.append(.warning("no .md files in public/", at: SourceLocation(file: publicDirectory)))
+        }
+        if datedFromUpdatedAt > 0 {
+            result.diagnostics.append(.warning("qiita-cli files have no creation date: the date of \(datedFromUpdatedAt) article(s) is their updated_at",
+                                               at: SourceLocation(file: publicDirectory)))
+        }
+        return result
+    }
+
+    public func importFile(_ path: String) -> ImportResult {
+        var ignored = false
+        return importFile(path, datedFromUpdatedAt: &ignored)
+    }
+
+    func importFile(_ path: String, datedFromUpdatedAt: inout Bool) -> ImportResult {
+        let source: InputText
+        do {
+            source = try InputText.read(path: path)
+        } catch let diagnostic as Diagnostic {
+            return ImportResult(diagnostics: [diagnostic])
+        } catch {
+            return ImportResult(diagnostics: [.error("\(error)", at: SourceLocation(file: path))])
+        }
+        var modified: Date?
+        if let attributes = try? FileManager.default.attributesOfItem(atPath: path) {
+            modified = attributes[.modificationDate] as? Date
+        }
+        return importSource(source, modificationDate: modified, datedFromUpdatedAt: &datedFromUpdatedAt)
+    }
+
+    public func importSource(_ source: InputText, modificationDate: Date?) -> ImportResult {
+        var ignored = false
+        return importSource(source, modificationDate: modificationDate, datedFromUpdatedAt: &ignored)
+    }
+
+    func importSource(_ source: InputText, modificationDate: Date?, datedFromUpdatedAt: inout Bool) -> ImportResult {
+        var result = ImportResult()
+        guard let (lines, firstLine, body) = SimpleFrontMatter.split(source.text) else {
+            result.diagnostics.append(.error("missing front matter: a qiita-cli article starts with a '---' line", at: source.location(line: 1, column: 1)))
+            return result
+        }
+        let entries: [SimpleFrontMatter.Entry]
+        do {
+            entries = try SimpleFrontMatter.parse(lines: lines, firstLine: firstLine)
+        } catch let error as SimpleFrontMatter.ParseError {
+            result.diagnostics.append(.error(error.message, at: source.location(line: error.line, column: error.column)))
+            return result
+        } catch {
+            result.diagnostics.append(.error("\(error)", at: source.location(line: firstLine)))
+            return result
+        }
+        var fields: [String: SimpleFrontMatter.Entry] = [:]
+        for entry in entries {
+            if fields[entry.key] != nil {
+                result.diagnostics.append(.error("duplicate key \"\(entry.key)\"", at: source.location(line: entry.line, column: 1)))
+            }
+            if !QiitaCLIImporter.knownKeys.contains(entry.key) {
+                result.diagnostics.append(.warning("unknown qiita-cli key \"\(entry.key)\" ignored", at: source.location(line: entry.line, column: 1)))
+            }
+            fields[entry.key] = entry
+        }
+        func location(_ entry: SimpleFrontMatter.Entry) -> SourceLocation {
+            source.location(line: entry.line, column: entry.valueColumn)
+        }
+        func string(_ key: String) -> String? {
+            guard let entry = fields[key] else { return nil }
+            switch entry.value {
+            case .null: return nil
+            case .scalar(let text, _): return text
+            case .list:
+                result.diagnostics.append(.error("\"\(key)\" must be a string, found a list", at: location(entry)))
+                return nil
+            }
+        }
+        func bool(_ key: String) -> Bool {
+            guard let entry = fields[key] else { return false }
+            switch entry.value {
+            case .null: return false
+            case .scalar(let text, let quoted) where !quoted:
+                switch text.lowercased() {
+                case "true": return true
+                case "false": return false
+                default: break
+                }
+            default: break
+            }
+            result.diagnostics.append(.error("\"\(key)\" must be true or false", at: location(entry)))
+            return false
+        }
+        let errorsBefore = result.errors.count
+        let title = string("title")?.trimmingCharacters(in: .whitespaces) ?? ""
+        if title.isEmpty {
+            result.diagnostics.append(.error(fields["title"] == nil ? "missing \"title\"" : "empty title",
+                                             at: fields["title"].map(location) ?? source.location(line: 1, column: 1)))
+        }
+        var tags: [String] = []
+        if let entry = fields["tags"] {
+            switch entry.value {
+            case .null: break
+            case .list(let names):
+                for name in names.map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty && !tags.contains(name) {
+                    tags.append(name)
+                }
+            case .scalar(let text, _):
+                // A single tag written as a scalar.
+                if !text.isEmpty { tags = [text] }
+            }
+        }
+        let draft = bool("private") || bool("ignorePublish")
+        _ = bool("slide")
+        let id = string("id").flatMap { $0.isEmpty ? nil : $0 }
+        let date: ImportDate
+        if let updatedText = string("updated_at"), !updatedText.isEmpty {
+            guard let parsed = ImportDate.parseISO8601(updatedText) else {
+                result.diagnostics.append(.error("updated_at is not an ISO 8601 time with offset: '\(updatedText)'", at: location(fields["updated_at"]!)))
+                return result
+            }
+            date = parsed
+            datedFromUpdatedAt = true
+        } else if let modificationDate {
+            date = ImportDate(date: modificationDate, timeZone: timeZone)
+            result.diagnostics.append(.warning("updated_at is empty: the date is the file's modification time (\(date))", at: source.location(line: 1)))
+        } else {
+            result.diagnostics.append(.error("updated_at is empty and the file has no modification time", at: source.location(line: 1)))
+            return result
+        }
+        guard result.errors.count == errorsBefore else { return result }
+        let fileName = (source.path as NSString).lastPathComponent
+        let slug: String
+        if let id, Slugs.isQiitaID(id) {
+            slug = id
+        } else if let fromName = Slugs.fromFileName(fileName) {
+            slug = fromName
+        } else {
+            slug = Slugs.fromTitle(title, date: date)
+        }
+        var text = body.replacingOccurrences(of: "\r\n", with: "\n")
+        if !text.isEmpty && !text.hasSuffix("\n") { text += "\n" }
+        result.articles.append(ImportedArticle(title: title, date: date, tags: tags, draft: draft, slug: slug, id: id,
+                                               body: text, source: source.location(line: 1)))
+        return result
+    }
+}
