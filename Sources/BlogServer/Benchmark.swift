@@ -1,0 +1,104 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import BlogCore
+
+/// Result of `HTTPBenchmark.run`.
+public struct BenchmarkResult: Sendable, CustomStringConvertible {
+    public var requests: Int
+    public var failures: Int
+    public var seconds: Double
+    public var requestsPerSecond: Double { seconds > 0 ? Double(requests) / seconds : 0 }
+
+    public var description: String {
+        let rps = Int(requestsPerSecond.rounded())
+        return "\(requests) requests in \(String(Int(seconds * 1000))) ms: \(rps) requests/s (\(failures) failures)"
+    }
+}
+
+/// A small closed-loop load generator over keep-alive HTTP/1.1 connections (raw sockets, IPv4),
+/// for measuring the preview server's requests per second.
+public enum HTTPBenchmark {
+    public static func run(host: String = "127.0.0.1", port: Int, path: String = "/",
+                           connections: Int = 4, duration: Double = 1.0) -> BenchmarkResult {
+        let lock = Mutex()
+        var total = 0
+        var failed = 0
+        let request = Array("GET \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\n\r\n".utf8)
+        let started = monotonicNow()
+        let deadline = started + duration
+        let threads = (0..<max(1, connections)).map { _ in
+            NativeThread {
+                var done = 0
+                var errors = 0
+                var fd: Int32 = -1
+                var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+                while monotonicNow() < deadline {
+                    if fd < 0 { fd = connectTCP(host: host, port: port) }
+                    if fd < 0 { errors += 1; continue }
+                    if exchange(fd: fd, request: request, buffer: &buffer) {
+                        done += 1
+                    } else {
+                        errors += 1
+                        close(fd)
+                        fd = -1
+                    }
+                }
+                if fd >= 0 { close(fd) }
+                lock.withLock { total += done; failed += errors }
+            }
+        }
+        threads.forEach { $0.join() }
+        return BenchmarkResult(requests: total, failures: failed, seconds: monotonicNow() - started)
+    }
+
+    /// Sends one request and reads one response with a `Content-Length` body.
+    private static func exchange(fd: Int32, request: [UInt8], buffer: inout [UInt8]) -> Bool {
+        let sent = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        guard sent == request.count else { return false }
+        var received: [UInt8] = []
+        var headerEnd = -1
+        var bodyLength = 0
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { return false }
+            received.append(contentsOf: buffer[0..<count])
+            if headerEnd < 0, let end = findHeaderEnd(received) {
+                headerEnd = end
+                let head = String(decoding: received[0..<end], as: UTF8.self).lowercased()
+                guard head.hasPrefix("http/1.1 2") || head.hasPrefix("http/1.1 3") else { return false }
+                for line in head.split(separator: "\r\n") where line.hasPrefix("content-length:") {
+                    bodyLength = Int(line.dropFirst(15).trimmingCharacters(in: " ")) ?? 0
+                }
+            }
+            if headerEnd >= 0 && received.count >= headerEnd + 4 + bodyLength { return true }
+        }
+    }
+
+    private static func findHeaderEnd(_ bytes: [UInt8]) -> Int? {
+        guard bytes.count >= 4 else { return nil }
+        for index in 0...(bytes.count - 4)
+        where bytes[index] == 13 && bytes[index + 1] == 10 && bytes[index + 2] == 13 && bytes[index + 3] == 10 {
+            return index
+        }
+        return nil
+    }
+
+    private static func connectTCP(host: String, port: Int) -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return -1 }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else { close(fd); return -1 }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        if result != 0 { close(fd); return -1 }
+        var on: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+        return fd
+    }
+}

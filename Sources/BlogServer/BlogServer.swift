@@ -1,1 +1,0 @@
-// BlogServer: see README.md
