@@ -28,65 +28,124 @@ enum TemplateRef: Sendable {
     case dynamic(Name)
 }
 
+// Node payloads are immutable final classes: a switch over a node then costs one retain, not
+// one per field.
+
 /// Literal template text. `lineStarts` are the offsets in `bytes` where a line of the template
 /// source begins (offset == bytes.count: a line that begins with a tag); indentation of
 /// standalone partials is written there.
-struct TextNode: Sendable {
-    var bytes: [UInt8]
-    var lineStarts: [Int]
+final class TextNode: Sendable {
+    let bytes: [UInt8]
+    let lineStarts: [Int]
+
+    init(bytes: [UInt8], lineStarts: [Int]) {
+        self.bytes = bytes
+        self.lineStarts = lineStarts
+    }
 }
 
-struct SectionNode: Sendable {
-    var name: Name
-    var inverted: Bool
-    var body: [Node]
+final class VariableNode: Sendable {
+    let name: Name
+    let escaped: Bool
+    let offset: Int
+
+    init(name: Name, escaped: Bool, offset: Int) {
+        self.name = name
+        self.escaped = escaped
+        self.offset = offset
+    }
+}
+
+final class SectionNode: Sendable {
+    let name: Name
+    let inverted: Bool
+    let body: [Node]
     /// The unrendered text between the tags, for lambdas.
-    var raw: String
-    var delimiters: Delimiters
-    var offset: Int
+    let raw: String
+    let delimiters: Delimiters
+    let offset: Int
+
+    init(name: Name, inverted: Bool, body: [Node], raw: String, delimiters: Delimiters, offset: Int) {
+        self.name = name
+        self.inverted = inverted
+        self.body = body
+        self.raw = raw
+        self.delimiters = delimiters
+        self.offset = offset
+    }
+
+    func with(body: [Node]) -> SectionNode {
+        SectionNode(name: name, inverted: inverted, body: body, raw: raw, delimiters: delimiters, offset: offset)
+    }
 }
 
-struct PartialNode: Sendable {
-    var ref: TemplateRef
+final class PartialNode: Sendable {
+    let ref: TemplateRef
     /// Indentation of a standalone tag; nil for a tag inside a line.
-    var indent: [UInt8]?
-    var offset: Int
+    let indent: [UInt8]?
+    let offset: Int
+
+    init(ref: TemplateRef, indent: [UInt8]?, offset: Int) {
+        self.ref = ref
+        self.indent = indent
+        self.offset = offset
+    }
 }
 
-struct ParentNode: Sendable {
-    var ref: TemplateRef
-    var indent: [UInt8]?
+final class ParentNode: Sendable {
+    let ref: TemplateRef
+    let indent: [UInt8]?
     /// The blocks directly inside the parent tag: the arguments.
-    var blocks: [String: Block]
-    var offset: Int
+    let blocks: [String: Block]
+    let offset: Int
+
+    init(ref: TemplateRef, indent: [UInt8]?, blocks: [String: Block], offset: Int) {
+        self.ref = ref
+        self.indent = indent
+        self.blocks = blocks
+        self.offset = offset
+    }
 }
 
 /// A `{{$name}}…{{/name}}` block, both as a parameter (where it appears in a template) and as an
 /// argument (inside a parent tag).
-struct Block: Sendable {
-    var name: String
-    var body: [Node]
+final class Block: Sendable {
+    let name: String
+    let body: [Node]
     /// `body` with `intrinsic` removed from the start of each line: what an argument inserts.
-    var dedentedBody: [Node]
+    let dedentedBody: [Node]
     /// The block's own indentation: removed where an argument is defined, added where it is
     /// expanded.
-    var intrinsic: [UInt8]
+    let intrinsic: [UInt8]
     /// The opening tag stands alone on its line (the line is removed).
-    var standalone: Bool
+    let standalone: Bool
     /// The opening tag begins its line (after `siteIndent`), so the block writes that line's
     /// indentation itself.
-    var ownsLineStart: Bool
+    let ownsLineStart: Bool
     /// Whitespace before the opening tag on its line when `ownsLineStart` (kept as output).
-    var siteIndent: [UInt8]
+    let siteIndent: [UInt8]
     /// The body begins at the start of a line (the opening tag was standalone).
-    var bodyStartsLine: Bool
+    let bodyStartsLine: Bool
     /// The template the block was written in, for error positions.
-    var source: SourceInfo
+    let source: SourceInfo
+
+    init(name: String, body: [Node], dedentedBody: [Node], intrinsic: [UInt8], standalone: Bool,
+         ownsLineStart: Bool, siteIndent: [UInt8], bodyStartsLine: Bool, source: SourceInfo) {
+        self.name = name
+        self.body = body
+        self.dedentedBody = dedentedBody
+        self.intrinsic = intrinsic
+        self.standalone = standalone
+        self.ownsLineStart = ownsLineStart
+        self.siteIndent = siteIndent
+        self.bodyStartsLine = bodyStartsLine
+        self.source = source
+    }
 }
 
 enum Node: Sendable {
     case text(TextNode)
-    case variable(Name, escaped: Bool, offset: Int)
+    case variable(VariableNode)
     case section(SectionNode)
     case partial(PartialNode)
     case parent(ParentNode)
@@ -140,20 +199,20 @@ func dedent(_ nodes: [Node], by prefix: [UInt8]) -> [Node] {
             }
             bytes.append(contentsOf: text.bytes[from...])
             return .text(TextNode(bytes: bytes, lineStarts: starts))
-        case .section(var section):
-            section.body = dedent(section.body, by: prefix)
-            return .section(section)
-        case .partial(var partial):
-            partial.indent = partial.indent.map { stripPrefix($0, prefix) }
-            return .partial(partial)
-        case .parent(var parent):
-            parent.indent = parent.indent.map { stripPrefix($0, prefix) }
-            return .parent(parent)
-        case .block(var block):
-            block.body = dedent(block.body, by: prefix)
-            block.intrinsic = stripPrefix(block.intrinsic, prefix)
-            block.siteIndent = stripPrefix(block.siteIndent, prefix)
-            return .block(block)
+        case .section(let section):
+            return .section(section.with(body: dedent(section.body, by: prefix)))
+        case .partial(let partial):
+            return .partial(PartialNode(ref: partial.ref, indent: partial.indent.map { stripPrefix($0, prefix) },
+                                        offset: partial.offset))
+        case .parent(let parent):
+            return .parent(ParentNode(ref: parent.ref, indent: parent.indent.map { stripPrefix($0, prefix) },
+                                      blocks: parent.blocks, offset: parent.offset))
+        case .block(let block):
+            return .block(Block(
+                name: block.name, body: dedent(block.body, by: prefix), dedentedBody: block.dedentedBody,
+                intrinsic: stripPrefix(block.intrinsic, prefix), standalone: block.standalone,
+                ownsLineStart: block.ownsLineStart, siteIndent: stripPrefix(block.siteIndent, prefix),
+                bodyStartsLine: block.bodyStartsLine, source: block.source))
         case .variable:
             return node
         }

@@ -358,7 +358,7 @@ struct Parser {
             case .comment, .setDelimiters:
                 break
             case .variable, .unescaped:
-                stack[stack.count - 1].append(.variable(Name(token.content), escaped: kind == .variable, offset: token.start))
+                stack[stack.count - 1].append(.variable(VariableNode(name: Name(token.content), escaped: kind == .variable, offset: token.start)))
             case .partial:
                 let r = ref(token.content)
                 if case .fixed(let name) = r { references.append((name, token.start, false)) }

@@ -98,16 +98,16 @@ struct Renderer {
                     }
                     out.append(contentsOf: text.bytes[from...])
                 }
-            case .variable(let name, let escaped, let offset):
-                guard let value = lookup(name) else { break }
+            case .variable(let variable):
+                guard let value = lookup(variable.name) else { break }
                 switch value {
                 case .string(let s):
-                    if escaped { appendEscaped(s, to: &out) } else { appendRaw(s, to: &out) }
+                    if variable.escaped { appendEscaped(s, to: &out) } else { appendRaw(s, to: &out) }
                 case .lambda(let lambda):
-                    try interpolate(lambda, escaped: escaped, info, offset, into: &out)
+                    try interpolate(lambda, escaped: variable.escaped, info, variable.offset, into: &out)
                 default:
                     let s = value.interpolationText
-                    if escaped { appendEscaped(s, to: &out) } else { appendRaw(s, to: &out) }
+                    if variable.escaped { appendEscaped(s, to: &out) } else { appendRaw(s, to: &out) }
                 }
             case .section(let section):
                 try renderSection(section, info, into: &out)

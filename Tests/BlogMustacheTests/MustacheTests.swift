@@ -1,0 +1,447 @@
+import Foundation
+import XCTest
+import BlogMustache
+
+/// Builds a library from `name: text` pairs (path = "<name>.mustache") and renders `main`.
+private func render(_ templates: KeyValuePairs<String, String>, _ context: MustacheValue = [:],
+                    main: String? = nil, strict: Bool = true) throws -> String {
+    let sources = templates.map { TemplateSource(name: $0.key, text: $0.value, path: "\($0.key).mustache") }
+    let library = try TemplateLibrary(sources, strictPartials: strict)
+    return try library.render(main ?? templates.first!.key, context)
+}
+
+/// The error `body` throws, failing the test when it throws none or another kind.
+private func mustacheError(_ body: () throws -> Void, file: StaticString = #filePath, line: UInt = #line) -> MustacheError? {
+    do {
+        try body()
+        XCTFail("expected a MustacheError", file: file, line: line)
+    } catch let error as MustacheError {
+        return error
+    } catch {
+        XCTFail("unexpected error \(error)", file: file, line: line)
+    }
+    return nil
+}
+
+final class EscapingTests: XCTestCase {
+    func testDoubleMustacheEscapesFiveCharacters() throws {
+        let out = try render(["t": "{{x}}"], ["x": "<a href=\"u\">'Tom' & Jerry</a>"])
+        XCTAssertEqual(out, "&lt;a href=&quot;u&quot;&gt;&#39;Tom&#39; &amp; Jerry&lt;/a&gt;")
+    }
+
+    func testTripleAndAmpersandDoNotEscape() throws {
+        let out = try render(["t": "{{{x}}}|{{& x}}"], ["x": "<b>'&'</b>"])
+        XCTAssertEqual(out, "<b>'&'</b>|<b>'&'</b>")
+    }
+
+    func testMultibyteTextPassesThrough() throws {
+        let out = try render(["t": "日本語 {{x}} 終わり"], ["x": "「引用」<tag>"])
+        XCTAssertEqual(out, "日本語 「引用」&lt;tag&gt; 終わり")
+    }
+
+    func testLambdaResultIsEscapedForDoubleMustache() throws {
+        let ctx: MustacheValue = ["q": .lambda(MustacheLambda { "it's" })]
+        XCTAssertEqual(try render(["t": "{{q}} {{{q}}}"], ctx), "it&#39;s it's")
+    }
+}
+
+final class ValueTests: XCTestCase {
+    func testNumbersInterpolate() throws {
+        let ctx: MustacheValue = ["i": 85, "d": 1.21, "w": 2.0, "n": -3, "big": .double(1e20)]
+        XCTAssertEqual(try render(["t": "{{i}} {{d}} {{w}} {{n}} {{big}}"], ctx), "85 1.21 2 -3 1e+20")
+    }
+
+    func testBoolsAndNullInterpolate() throws {
+        let ctx: MustacheValue = ["t": true, "f": false, "z": nil]
+        XCTAssertEqual(try render(["x": "[{{t}}|{{f}}|{{z}}|{{missing}}]"], ctx), "[true|false||]")
+    }
+
+    func testTruthiness() throws {
+        let template = "{{#v}}T{{/v}}{{^v}}F{{/v}}"
+        let cases: [(MustacheValue, String)] = [
+            (.null, "F"), (false, "F"), (true, "T"), ([], "F"), ([1], "T"), ("", "F"), ("x", "T"),
+            (0, "T"), (0.0, "T"), ([:], "T"),
+        ]
+        for (value, expected) in cases {
+            XCTAssertEqual(try render(["t": template], ["v": value]), expected, "\(value)")
+        }
+    }
+
+    func testLiteralsBuildNestedValues() throws {
+        let ctx: MustacheValue = [
+            "site": ["title": "My \"blog\"", "base_path": "/archive/"],
+            "posts": [["title": "A", "tags": ["x", "y"]], ["title": "B", "tags": []]],
+        ]
+        let out = try render(["t": "{{site.title}}:{{#posts}}[{{title}}{{#tags}} {{.}}{{/tags}}]{{/posts}}{{site.base_path}}tags/"], ctx)
+        XCTAssertEqual(out, "My &quot;blog&quot;:[A x y][B]/archive/tags/")
+        XCTAssertEqual(ctx["site"]?["title"]?.interpolationText, "My \"blog\"")
+    }
+
+    func testStringInterpolationLiteral() throws {
+        let n = 5
+        let v: MustacheValue = "\(n)分で読めます"
+        XCTAssertEqual(try render(["t": "{{v}}"], ["v": v]), "5分で読めます")
+    }
+
+    func testDottedNamesDoNotFallBackThroughTheStack() throws {
+        let ctx: MustacheValue = ["a": ["b": [:]], "b": ["c": "ERROR"]]
+        XCTAssertEqual(try render(["t": "{{#a}}[{{b.c}}]{{/a}}"], ctx), "[]")
+    }
+}
+
+final class LambdaTests: XCTestCase {
+    func testRenderedLambdaGetsRenderedSection() throws {
+        let ctx: MustacheValue = [
+            "base": "/blog/",
+            "asset": .lambda(MustacheLambda(rendered: { path in "/assets/" + path.replacingOccurrences(of: ".css", with: ".3f2a.css") })),
+        ]
+        XCTAssertEqual(try render(["t": "<link href=\"{{#asset}}css/{{base}}main.css{{/asset}}\">"], ctx),
+                       "<link href=\"/assets/css//blog/main.3f2a.css\">")
+    }
+
+    func testSectionLambdaGetsRawTextAndResultIsRendered() throws {
+        let ctx: MustacheValue = [
+            "name": "<Ann>",
+            "wrap": .lambda(MustacheLambda(section: { raw in "<b>" + raw + "</b>" })),
+        ]
+        XCTAssertEqual(try render(["t": "{{#wrap}}Hi {{name}}{{/wrap}}"], ctx), "<b>Hi &lt;Ann&gt;</b>")
+    }
+
+    func testLambdaResultMayUsePartials() throws {
+        let ctx: MustacheValue = ["l": .lambda(MustacheLambda { "{{>p}}" }), "x": "X"]
+        XCTAssertEqual(try render(["t": "{{{l}}}", "p": "<{{x}}>"], ctx), "<X>")
+    }
+
+    func testLambdaResultWithMissingPartialIsAnError() throws {
+        let ctx: MustacheValue = ["l": .lambda(MustacheLambda { "{{>nope}}" })]
+        let error = mustacheError { _ = try render(["t": "a\n {{l}}"], ctx) }
+        XCTAssertEqual(error?.message, "partial 'nope' not found")
+        XCTAssertEqual(error?.path, "t.mustache:2:2 (lambda result)")
+    }
+}
+
+final class ErrorTests: XCTestCase {
+    func testUnclosedSectionNamesPathLineAndColumn() {
+        let text = String(repeating: "<p>line</p>\n", count: 11) + "    {{#tags}}<li>{{name}}</li>\n"
+        let error = mustacheError {
+            _ = try TemplateLibrary([TemplateSource(name: "post", text: text, path: "themes/x/templates/post.mustache")])
+        }
+        XCTAssertEqual(error?.description, "themes/x/templates/post.mustache:12:5: error: unclosed section 'tags'")
+        XCTAssertEqual(error, MustacheError(path: "themes/x/templates/post.mustache", line: 12, column: 5,
+                                            message: "unclosed section 'tags'"))
+    }
+
+    func testColumnsCountCharactersNotBytes() {
+        let error = mustacheError { _ = try render(["t": "ok\n日本語{{#x}}"]) }
+        XCTAssertEqual(error?.line, 2)
+        XCTAssertEqual(error?.column, 4)
+    }
+
+    func testMismatchedClosingTag() {
+        let error = mustacheError { _ = try render(["t": "{{#a}}\n  {{#b}}x{{/a}}"]) }
+        XCTAssertEqual(error?.description, "t.mustache:2:10: error: closing tag 'a' does not match open section 'b' (opened at 2:3)")
+    }
+
+    func testUnexpectedClosingTag() {
+        let error = mustacheError { _ = try render(["t": "x {{/a}}"]) }
+        XCTAssertEqual(error?.description, "t.mustache:1:3: error: unexpected closing tag 'a' (no section is open)")
+    }
+
+    func testUnclosedTag() {
+        let error = mustacheError { _ = try render(["t": "a\nb {{name"]) }
+        XCTAssertEqual(error?.description, "t.mustache:2:3: error: unclosed tag (missing '}}')")
+    }
+
+    func testUnclosedTagWithCustomDelimiters() {
+        let error = mustacheError { _ = try render(["t": "{{=<% %>=}}\n<% name"]) }
+        XCTAssertEqual(error?.description, "t.mustache:2:1: error: unclosed tag (missing '%>')")
+    }
+
+    func testBadTags() {
+        XCTAssertEqual(mustacheError { _ = try render(["t": "{{ }}"]) }?.message, "empty tag")
+        XCTAssertEqual(mustacheError { _ = try render(["t": "{{a b}}"]) }?.message, "invalid name 'a b' (names cannot contain spaces)")
+        XCTAssertEqual(mustacheError { _ = try render(["t": "{{a..b}}"]) }?.message, "invalid dotted name 'a..b'")
+        XCTAssertEqual(mustacheError { _ = try render(["t": "{{=<%=}}"]) }?.message, "invalid set-delimiters tag: expected two delimiters separated by whitespace")
+    }
+
+    func testUnclosedParentAndBlock() {
+        XCTAssertEqual(mustacheError { _ = try render(["t": "{{<base}}{{$main}}x{{/main}}", "base": ""]) }?.description,
+                       "t.mustache:1:1: error: unclosed parent 'base'")
+        XCTAssertEqual(mustacheError { _ = try render(["t": "a\n{{$main}}x"]) }?.description,
+                       "t.mustache:2:1: error: unclosed block 'main'")
+    }
+
+    func testMissingPartialIsAnErrorWhenStrict() {
+        let error = mustacheError { _ = try render(["t": "<head>\n  {{> partials/head}}\n"]) }
+        XCTAssertEqual(error?.description, "t.mustache:2:3: error: partial 'partials/head' not found")
+    }
+
+    func testMissingParentIsAnErrorWhenStrict() {
+        let error = mustacheError { _ = try render(["t": "{{<base}}{{$main}}x{{/main}}{{/base}}"]) }
+        XCTAssertEqual(error?.description, "t.mustache:1:1: error: parent template 'base' not found")
+    }
+
+    func testMissingPartialRendersNothingWhenNotStrict() throws {
+        XCTAssertEqual(try render(["t": "[{{>nope}}]"], strict: false), "[]")
+    }
+
+    func testMissingDynamicPartialIsARenderError() {
+        let error = mustacheError { _ = try render(["t": "x\n{{>*kind}}", "a": "A"], ["kind": "b"]) }
+        XCTAssertEqual(error?.description, "t.mustache:2:1: error: partial 'b' not found")
+    }
+
+    func testUnknownTemplateName() {
+        XCTAssertEqual(mustacheError { _ = try render(["t": "x"], main: "post") }?.description,
+                       "post: error: no template named 'post'")
+    }
+
+    func testRecursionIsStopped() {
+        let error = mustacheError { _ = try render(["t": "{{>t}}"]) }
+        XCTAssertEqual(error?.message, "templates nested more than 200 levels deep (recursive partial or block?)")
+    }
+
+    func testDuplicateNames() {
+        let error = mustacheError {
+            _ = try TemplateLibrary([TemplateSource(name: "a", text: "", path: "one/a.mustache"),
+                                     TemplateSource(name: "a", text: "", path: "two/a.mustache")])
+        }
+        XCTAssertEqual(error?.description, "two/a.mustache: error: duplicate template name 'a' (also one/a.mustache)")
+    }
+
+    func testDiagnoseReportsEveryProblem() {
+        let errors = TemplateLibrary.diagnose([
+            TemplateSource(name: "a", text: "{{#x}}", path: "a.mustache"),
+            TemplateSource(name: "b", text: "{{>a}}\n{{>c}}\n{{<d}}{{/d}}", path: "b.mustache"),
+        ])
+        XCTAssertEqual(errors.map(\.description), [
+            "a.mustache:1:1: error: unclosed section 'x'",
+            "b.mustache:2:1: error: partial 'c' not found",
+            "b.mustache:3:1: error: parent template 'd' not found",
+        ])
+    }
+}
+
+final class PartialTests: XCTestCase {
+    func testStandalonePartialIsIndented() throws {
+        let out = try render(["t": "<ul>\n  {{> item}}\n</ul>\n", "item": "<li>\n  {{x}}\n</li>\n"], ["x": "a\nb"])
+        XCTAssertEqual(out, "<ul>\n  <li>\n    a\nb\n  </li>\n</ul>\n")
+    }
+
+    func testPartialSeesTheContextStack() throws {
+        let ctx: MustacheValue = ["site": ["title": "S"], "posts": [["title": "A"], ["title": "B"]]]
+        let out = try render(["t": "{{#posts}}{{> partials/post-item}}{{/posts}}",
+                              "partials/post-item": "<{{title}}/{{site.title}}>"], ctx)
+        XCTAssertEqual(out, "<A/S><B/S>")
+    }
+
+    func testDynamicNames() throws {
+        let ctx: MustacheValue = ["items": [["kind": "text", "v": "hi"], ["kind": "image", "v": "a.png"], ["v": "skip"]]]
+        let out = try render(["t": "{{#items}}{{>*kind}}{{/items}}", "text": "<p>{{v}}</p>", "image": "<img src=\"{{v}}\">"], ctx)
+        XCTAssertEqual(out, "<p>hi</p><img src=\"a.png\">")
+    }
+
+    func testDynamicParent() throws {
+        let ctx: MustacheValue = ["layout": "wide"]
+        let out = try render(["t": "{{<*layout}}{{$main}}M{{/main}}{{/*layout}}", "wide": "[wide {{$main}}{{/main}}]"], ctx)
+        XCTAssertEqual(out, "[wide M]")
+    }
+}
+
+final class InheritanceTests: XCTestCase {
+    static let base = """
+        <!doctype html>
+        <html lang="{{site.language}}">
+        <head>
+          <title>{{$title}}{{site.title}}{{/title}}</title>
+          {{> partials/head}}
+          {{$head_extra}}{{/head_extra}}
+        </head>
+        <body>
+          <main>
+            {{$main}}
+            <p>default</p>
+            {{/main}}
+          </main>
+          {{$scripts}}{{/scripts}}
+        </body>
+        </html>
+
+        """
+
+    static let post = """
+        {{< base}}
+        {{$title}}{{page.title}} - {{site.title}}{{/title}}
+        {{$main}}
+        <article>
+          <h1>{{post.title}}</h1>
+          {{{post.content}}}
+        </article>
+        {{/main}}
+        {{/ base}}
+
+        """
+
+    static let head = "<meta charset=\"utf-8\">\n<link rel=\"alternate\" href=\"{{site.feed_url}}\">\n"
+
+    static var library: TemplateLibrary {
+        get throws {
+            try TemplateLibrary([
+                TemplateSource(name: "base", text: base, path: "templates/base.mustache"),
+                TemplateSource(name: "post", text: post, path: "templates/post.mustache"),
+                TemplateSource(name: "home", text: "{{<base}}{{/base}}", path: "templates/home.mustache"),
+                TemplateSource(name: "partials/head", text: head, path: "templates/partials/head.mustache"),
+            ])
+        }
+    }
+
+    static func context(_ i: Int) -> MustacheValue {
+        [
+            "site": ["title": "Blog & Co", "language": "ja", "feed_url": "/feed.xml"],
+            "page": ["title": "Post \(i)"],
+            "post": ["title": "Title <\(i)>", "content": "<p>body \(i)</p>"],
+        ]
+    }
+
+    func testPageOverridesBlocksOfBase() throws {
+        let out = try Self.library.render("post", Self.context(7))
+        XCTAssertEqual(out, """
+            <!doctype html>
+            <html lang="ja">
+            <head>
+              <title>Post 7 - Blog &amp; Co</title>
+              <meta charset="utf-8">
+              <link rel="alternate" href="/feed.xml">
+              \n</head>
+            <body>
+              <main>
+                <article>
+                  <h1>Title &lt;7&gt;</h1>
+                  <p>body 7</p>
+                </article>
+              </main>
+              \n</body>
+            </html>
+
+            """)
+    }
+
+    func testDefaultsWhenNotOverridden() throws {
+        let out = try Self.library.render("home", Self.context(1))
+        XCTAssertTrue(out.contains("<title>Blog &amp; Co</title>"), out)
+        XCTAssertTrue(out.contains("<body>\n  <main>\n    <p>default</p>\n  </main>\n"), out)
+    }
+
+    func testBlocksResolveInTheParentsContext() throws {
+        let out = try render(["t": "{{<list}}{{$item}}<{{name}}>{{/item}}{{/list}}",
+                              "list": "{{#items}}{{$item}}{{/item}}{{/items}}"],
+                             ["items": [["name": "a"], ["name": "b"]]])
+        XCTAssertEqual(out, "<a><b>")
+    }
+
+    func testOutermostOverrideWins() throws {
+        let out = try render(["page": "{{<mid}}{{$a}}page{{/a}}{{/mid}}",
+                              "mid": "{{<base}}{{$a}}mid{{/a}}{{$b}}mid-b{{/b}}{{/base}}",
+                              "base": "{{$a}}base{{/a}},{{$b}}base-b{{/b}},{{$c}}base-c{{/c}}"])
+        XCTAssertEqual(out, "page,mid-b,base-c")
+    }
+}
+
+final class ConcurrencyTests: XCTestCase {
+    func testConcurrentRendersMatchSequentialOnes() throws {
+        let library = try InheritanceTests.library
+        let count = 64
+        let expected = try (0..<count).map { try library.render($0 % 2 == 0 ? "post" : "home", InheritanceTests.context($0)) }
+        final class Results: @unchecked Sendable {
+            let lock = NSLock()
+            var values: [String?]
+            var errors: [String] = []
+            init(_ n: Int) { values = Array(repeating: nil, count: n) }
+        }
+        let results = Results(count * 4)
+        DispatchQueue.concurrentPerform(iterations: count * 4) { i in
+            let n = i % count
+            do {
+                let out = try library.render(n % 2 == 0 ? "post" : "home", InheritanceTests.context(n))
+                results.lock.lock(); results.values[i] = out; results.lock.unlock()
+            } catch {
+                results.lock.lock(); results.errors.append("\(error)"); results.lock.unlock()
+            }
+        }
+        XCTAssertEqual(results.errors, [])
+        for i in 0..<(count * 4) {
+            XCTAssertEqual(results.values[i], expected[i % count], "render \(i)")
+        }
+    }
+
+    func testRenderBytesAppendsToTheBuffer() throws {
+        let library = try TemplateLibrary([TemplateSource(name: "t", text: "<{{x}}>", path: "t")])
+        var buffer = Array("head:".utf8)
+        try library.renderBytes("t", ["x": "é"], into: &buffer)
+        try library.renderBytes("t", ["x": 2], into: &buffer)
+        XCTAssertEqual(String(decoding: buffer, as: UTF8.self), "head:<é><2>")
+        XCTAssertTrue(library.has("t"))
+        XCTAssertFalse(library.has("u"))
+    }
+}
+
+final class PerformanceTests: XCTestCase {
+    /// A typical list page: base layout, partials, 20 posts with tags. Prints the rate; fails only
+    /// if rendering is pathologically slow (the bound holds even for debug builds on a busy machine).
+    func testTypicalPageRenderRate() throws {
+        let item = """
+            <article class="post-item">
+              <h2><a href="{{url}}">{{title}}</a></h2>
+              <time datetime="{{date_iso}}">{{date_display}}</time>
+              <p>{{summary}}</p>
+              <ul class="tags">{{#tags}}<li><a href="{{url}}">{{name}}</a></li>{{/tags}}</ul>
+            </article>
+
+            """
+        let home = """
+            {{<base}}
+            {{$main}}
+            {{#posts}}
+            {{> partials/post-item}}
+            {{/posts}}
+            {{^posts}}<p>{{lang.no_posts}}</p>{{/posts}}
+            {{/main}}
+            {{/base}}
+
+            """
+        let library = try TemplateLibrary([
+            TemplateSource(name: "base", text: InheritanceTests.base, path: "base"),
+            TemplateSource(name: "home", text: home, path: "home"),
+            TemplateSource(name: "partials/head", text: InheritanceTests.head, path: "head"),
+            TemplateSource(name: "partials/post-item", text: item, path: "item"),
+        ])
+        let posts: [MustacheValue] = (0..<20).map { i in
+            [
+                "url": "/posts/\(i)/", "title": "Post number \(i) & more", "date_iso": "2020-02-06T00:00:00Z",
+                "date_display": "2020年2月6日", "summary": "Summary text for post \(i) with <html> chars",
+                "tags": [["name": "swift", "url": "/tags/swift/"], ["name": "mustache", "url": "/tags/mustache/"]],
+            ]
+        }
+        let ctx: MustacheValue = ["site": ["title": "Blog", "language": "ja", "feed_url": "/feed.xml"],
+                                  "posts": .array(posts), "lang": ["no_posts": "none"]]
+        var buffer: [UInt8] = []
+        try library.renderBytes("home", ctx, into: &buffer)
+        let size = buffer.count
+        XCTAssertTrue(String(decoding: buffer, as: UTF8.self).contains("Post number 19 &amp; more"))
+        // Thread CPU time, so other processes on a busy machine do not count.
+        func cpuSeconds() -> Double {
+            var ts = timespec()
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+            return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+        }
+        let start = cpuSeconds()
+        var renders = 0
+        while cpuSeconds() - start < 0.3 {
+            buffer.removeAll(keepingCapacity: true)
+            try library.renderBytes("home", ctx, into: &buffer)
+            renders += 1
+        }
+        let rate = Double(renders) / (cpuSeconds() - start)
+        print("mustache: \(Int(rate)) renders per CPU second of a \(size)-byte list page")
+        XCTAssertGreaterThan(rate, 100)
+    }
+}
