@@ -63,17 +63,18 @@ struct FeedWriter {
         return Array(xml.utf8)
     }
 
-    /// `feed.xml` and one feed per tag.
-    func feeds() -> [OutputFile] {
-        var files = [OutputFile(path: "feed.xml", bytes: atom(title: model.config.title, selfPath: urls.path("feed.xml"),
-                                                              alternatePath: urls.path(""), indices: Array(model.posts.indices)))]
-        for tag in model.tags {
-            let base = urls.tag(tag.slug)
-            files.append(OutputFile(path: "tags/\(tag.slug)/feed.xml",
-                                    bytes: atom(title: "\(model.config.title): \(tag.name)", selfPath: base + "feed.xml",
-                                                alternatePath: base, indices: tag.postIndices)))
-        }
-        return files
+    /// `feed.xml`: the newest posts of the site.
+    func mainFeed() -> OutputFile {
+        OutputFile(path: "feed.xml", bytes: atom(title: model.config.title, selfPath: urls.path("feed.xml"),
+                                                 alternatePath: urls.path(""), indices: Array(model.posts.indices)))
+    }
+
+    /// `tags/<tag>/feed.xml`: the newest posts of one tag.
+    func tagFeed(_ tag: TagInfo) -> OutputFile {
+        let base = urls.tag(tag.slug)
+        return OutputFile(path: "tags/\(tag.slug)/feed.xml",
+                          bytes: atom(title: "\(model.config.title): \(tag.name)", selfPath: base + "feed.xml",
+                                      alternatePath: base, indices: tag.postIndices))
     }
 
     /// `sitemap.xml` for the HTML pages; a sitemap index with parts once there are more than 50,000 URLs.

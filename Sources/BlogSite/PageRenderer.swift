@@ -66,7 +66,7 @@ struct PageRenderer {
         langValue = .object(lang)
         let assetPaths = theme.assetPaths
         let basePath = config.basePath
-        assetLambda = .lambda(MustacheLambda(section: { text in
+        assetLambda = .lambda(MustacheLambda(rendered: { text in
             let name = text.trimmingCharacters(in: .whitespacesAndNewlines)
             let target = assetPaths[name] ?? ("assets/" + name)
             return basePath + Slug.percentEncodePath(target)
@@ -138,9 +138,8 @@ struct PageRenderer {
         return jobs
     }
 
-    /// Renders every page on all cores. Template errors are collected and thrown together.
-    func renderAll() throws -> [OutputFile] {
-        let jobs = self.jobs
+    /// Renders the given pages on all cores, in order. Template errors are collected and thrown together.
+    func render(_ jobs: [PageJob]) throws -> [OutputFile] {
         var outputs = [OutputFile?](repeating: nil, count: jobs.count)
         var failures = [Diagnostic?](repeating: nil, count: jobs.count)
         outputs.withUnsafeMutableBufferPointer { outputBuffer in
