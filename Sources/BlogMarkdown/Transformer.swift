@@ -19,6 +19,8 @@ final class Transformer {
     var links: [MarkdownLink] = []
     /// Lines of nodes that cmark did not place in this document (table cells, split text).
     private var lineOverride: [Node: Int32] = [:]
+    /// Table cells, so plain text can separate them.
+    private var cells = Set<Node>()
 
     private var footnoteDefs: [String: Node] = [:]
     private var footnoteDefOrder: [String] = []
@@ -38,6 +40,7 @@ final class Transformer {
             if prepass?.sawNotes == true { groupNotes(doc) }
             if prepass?.sawFootnotes == true { findFootnoteDefinitions(doc) }
             buildTables(doc)
+            repairCJKStrong(doc)
             inlinePass(doc)
             taskLists(doc)
         }
@@ -89,11 +92,33 @@ final class Transformer {
     // MARK: - footnotes
 
     private func findFootnoteDefinitions(_ doc: Node) {
-        var found: [Node] = []
+        var paragraphs: [Node] = []
         walk(doc) { node, entering in
-            guard entering, kind(node) == CMARK_NODE_PARAGRAPH, let first = cmark_node_first_child(node),
-                  kind(first) == CMARK_NODE_TEXT, literalBytes(first).starts(with: footnoteMarker) else { return }
-            found.append(node)
+            if entering && kind(node) == CMARK_NODE_PARAGRAPH { paragraphs.append(node) }
+        }
+        // Definitions on consecutive lines are one paragraph for cmark: split before each marker line.
+        var found: [Node] = []
+        for paragraph in paragraphs {
+            var current = paragraph
+            if let first = cmark_node_first_child(current), kind(first) == CMARK_NODE_TEXT, literalBytes(first).starts(with: footnoteMarker) {
+                found.append(current)
+            }
+            var child = cmark_node_first_child(current)
+            while let c = child {
+                let t = kind(c)
+                guard t == CMARK_NODE_SOFTBREAK || t == CMARK_NODE_LINEBREAK, let next = cmark_node_next(c),
+                      kind(next) == CMARK_NODE_TEXT, literalBytes(next).starts(with: footnoteMarker) else {
+                    child = cmark_node_next(c)
+                    continue
+                }
+                let split = cmark_node_new(CMARK_NODE_PARAGRAPH)!
+                cmark_node_insert_after(current, split)
+                while let moving = cmark_node_next(c) { append(split, moving) }
+                cmark_node_free(c)
+                found.append(split)
+                current = split
+                child = cmark_node_first_child(split)
+            }
         }
         for paragraph in found {
             let first = cmark_node_first_child(paragraph)!
@@ -316,6 +341,7 @@ final class Transformer {
                 let cell = makeCustom(block: false, enter: "<\(tag)\(style)>", exit: "</\(tag)>\n")
                 moveChildren(from: cellParagraph, to: cell)
                 walk(cell) { node, entering in if entering { self.lineOverride[node] = line } }
+                cells.insert(cell)
                 append(tr, cell)
             }
             if r == 0 {
@@ -376,6 +402,56 @@ final class Transformer {
             }
         }
         for container in containers { processInlines(container) }
+    }
+
+    /// cmark pairs `**（括弧）**と**【見出し】**` as `**（括弧）<strong>と</strong>【見出し】**`. Where a
+    /// container still has a literal `**`/`__` run next to non-ASCII text, its strong nodes are undone
+    /// back into delimiter text so the relaxed pairing below sees the whole sequence.
+    private func repairCJKStrong(_ doc: Node) {
+        var containers: [Node] = []
+        var seen = Set<Node>()
+        walk(doc) { node, entering in
+            guard entering, kind(node) == CMARK_NODE_TEXT, let parent = cmark_node_parent(node), !seen.contains(parent) else { return }
+            let lit = literalBytes(node)
+            var i = 0
+            while i + 1 < lit.count {
+                let b = lit[i]
+                if (b == UInt8(ascii: "*") || b == UInt8(ascii: "_")) && lit[i + 1] == b && (i + 2 == lit.count || lit[i + 2] != b)
+                    && (i == 0 || lit[i - 1] != b) && ((i > 0 && lit[i - 1] >= 0x80) || (i + 2 < lit.count && lit[i + 2] >= 0x80)) {
+                    seen.insert(parent)
+                    containers.append(parent)
+                    return
+                }
+                i += 1
+            }
+        }
+        for container in containers {
+            var child = cmark_node_first_child(container)
+            while let c = child {
+                child = cmark_node_next(c)
+                guard kind(c) == CMARK_NODE_STRONG, !seen.contains(c) else { continue }
+                let line = sourceLine(Int(cmark_node_get_start_line(c)))
+                let column = Int(cmark_node_get_start_column(c))
+                var marker: [UInt8] = [UInt8(ascii: "*"), UInt8(ascii: "*")]
+                if column >= 1 && column <= line.count && line[line.startIndex + column - 1] == UInt8(ascii: "_") {
+                    marker = [UInt8(ascii: "_"), UInt8(ascii: "_")]
+                }
+                cmark_node_insert_before(c, makeText(marker))
+                while let inner = cmark_node_first_child(c) { cmark_node_insert_before(c, inner) }
+                cmark_node_insert_before(c, makeText(marker))
+                cmark_node_free(c)
+            }
+            // merge adjacent text so the delimiter scan sees runs and their neighbours
+            var node = cmark_node_first_child(container)
+            while let n = node {
+                if kind(n) == CMARK_NODE_TEXT, let next = cmark_node_next(n), kind(next) == CMARK_NODE_TEXT {
+                    setLiteral(n, literalArray(n) + literalArray(next))
+                    cmark_node_free(next)
+                    continue
+                }
+                node = cmark_node_next(n)
+            }
+        }
     }
 
     private func insideLink(_ container: Node) -> Bool {
@@ -763,7 +839,7 @@ final class Transformer {
             case CMARK_NODE_PARAGRAPH, CMARK_NODE_HEADING, CMARK_NODE_ITEM, CMARK_NODE_BLOCK_QUOTE, CMARK_NODE_CUSTOM_BLOCK:
                 if !entering && !plainText.isEmpty && plainText.last != 0x0A { plainText.append(0x0A) }
             case CMARK_NODE_CUSTOM_INLINE:
-                if !entering, cmark_node_first_child(node) != nil { break }
+                if !entering && cells.contains(node) && plainText.last != 0x20 && plainText.last != 0x0A { plainText.append(0x20) }
             default: break
             }
         }
