@@ -747,7 +747,7 @@ final class Transformer {
                 if entering, kind(node) == CMARK_NODE_TEXT || kind(node) == CMARK_NODE_CODE { text.append(contentsOf: literalBytes(node)) }
             }
             let title = String(decoding: text, as: UTF8.self)
-            let id = uniqueSlug(Slug.make(title))
+            let id = uniqueSlug(HeadingID.make(title))
             let level = Int(cmark_node_get_heading_level(heading))
             headings.append(Heading(level: level, text: title, id: id))
             guard qiita else { continue }

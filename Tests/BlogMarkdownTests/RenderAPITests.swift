@@ -12,9 +12,9 @@ final class RenderAPITests: XCTestCase {
     }
 
     func testSlug() {
-        XCTAssertEqual(Slug.make("Swift の「基本」文法!?"), "swift-の基本文法")
-        XCTAssertEqual(Slug.make("A_b-C"), "a_b-c")
-        XCTAssertEqual(Slug.make("ｶﾀｶﾅ ー"), "ｶﾀｶﾅ-ー")
+        XCTAssertEqual(HeadingID.make("Swift の「基本」文法!?"), "swift-の基本文法")
+        XCTAssertEqual(HeadingID.make("A_b-C"), "a_b-c")
+        XCTAssertEqual(HeadingID.make("ｶﾀｶﾅ ー"), "ｶﾀｶﾅ-ー")
     }
 
     func testLinksWithLines() {

@@ -1,6 +1,6 @@
 /// Heading ids the way Qiita (and GitHub) make them: lowercase, letters / marks / numbers of any
 /// script kept (so Japanese stays), `-` and `_` kept, each space becomes `-`, everything else dropped.
-public enum Slug {
+public enum HeadingID {
     public static func make(_ text: String) -> String {
         var out = String.UnicodeScalarView()
         for scalar in text.lowercased().unicodeScalars {
