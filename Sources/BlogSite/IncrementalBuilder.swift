@@ -88,7 +88,7 @@ public final class IncrementalBuilder: @unchecked Sendable {
                 }
                 loaded.baseURL = normalized
             }
-            let newTheme = try Theme.load(siteDirectory: options.siteDirectory, config: loaded)
+            let newTheme = try Theme.load(siteDirectory: options.siteDirectory, config: loaded, hashAssetNames: options.hashAssetNames)
             if config == nil || config!.markdownHardBreaks != loaded.markdownHardBreaks || config!.markdownUnsafe != loaded.markdownUnsafe || config!.timezone != loaded.timezone {
                 contentCache = [:]
             }

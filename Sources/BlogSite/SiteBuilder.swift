@@ -11,13 +11,18 @@ public struct BuildOptions: Sendable {
     public var baseURL: String?
     /// "Now", for leaving out posts dated in the future.
     public var now = Date()
+    /// Content-hashed asset names (`main.1a2b3c4d.css`) so hosts can cache them for ever. `blog serve`
+    /// turns this off so that a stylesheet edit changes only the stylesheet and can be swapped in place.
+    public var hashAssetNames = true
 
-    public init(siteDirectory: URL, includeDrafts: Bool = false, includeFuture: Bool = false, baseURL: String? = nil, now: Date = Date()) {
+    public init(siteDirectory: URL, includeDrafts: Bool = false, includeFuture: Bool = false, baseURL: String? = nil,
+                now: Date = Date(), hashAssetNames: Bool = true) {
         self.siteDirectory = siteDirectory
         self.includeDrafts = includeDrafts
         self.includeFuture = includeFuture
         self.baseURL = baseURL
         self.now = now
+        self.hashAssetNames = hashAssetNames
     }
 }
 

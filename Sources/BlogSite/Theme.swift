@@ -19,7 +19,7 @@ public struct Theme: Sendable {
     /// The page kinds every theme must provide.
     public static let requiredTemplates = ["home", "post", "page", "tags", "tag", "archive", "search", "404"]
 
-    public static func load(siteDirectory: URL, config: SiteConfig) throws -> Theme {
+    public static func load(siteDirectory: URL, config: SiteConfig, hashAssetNames: Bool = true) throws -> Theme {
         var templates: [String: (text: String, path: String)] = [:]
         var assetFiles: [String: [UInt8]] = [:]
         for (path, bytes) in DefaultTheme.files {
@@ -81,7 +81,7 @@ public struct Theme: Sendable {
         var assetPaths: [String: String] = [:]
         for relative in assetFiles.keys.sorted() {
             let bytes = assetFiles[relative]!
-            let hashed = hashedName(relative, bytes: bytes)
+            let hashed = hashAssetNames ? hashedName(relative, bytes: bytes) : relative
             assets.append(("assets/" + hashed, bytes))
             assetPaths[relative] = "assets/" + hashed
         }

@@ -104,3 +104,16 @@ def test_new_folder_and_ctrl_c(served):
     server.process.send_signal(signal.SIGINT)
     assert server.process.wait(timeout=10) == 0
     assert not (site / "public").exists(), "serve never writes the output folder"
+
+
+def test_stylesheet_only_change_is_swapped_not_reloaded(served):
+    site, server = served
+    page = server.get("/")
+    assert "/assets/css/main.css" in page, "serve keeps asset names stable"
+    css = (REPO / "themes" / "default" / "assets" / "css" / "main.css").read_text()
+    target = site / "themes" / "default" / "assets" / "css" / "main.css"
+    target.parent.mkdir(parents=True)
+    target.write_text(css + "\n/* tweaked */\n")
+    event = server.wait_for(lambda e: e[0] == "reload", "reload after a stylesheet edit")
+    assert json.loads(event[1])["paths"] == ["/assets/css/main.css"], event
+    assert server.get("/assets/css/main.css").endswith("/* tweaked */\n")

@@ -50,7 +50,8 @@ enum ServeCommand: BlogCommand {
         let host = bind == "0.0.0.0" || bind == "::" ? "localhost" : (bind.contains(":") ? "[\(bind)]" : bind)
         let localBase = "http://\(host):\(server.port)\(basePath)"
         let builder = IncrementalBuilder(options: BuildOptions(siteDirectory: source, includeDrafts: arguments.flag("drafts"),
-                                                               includeFuture: arguments.flag("future"), baseURL: localBase))
+                                                               includeFuture: arguments.flag("future"), baseURL: localBase,
+                                                               hashAssetNames: false))
         let roots = ["content", "static", "themes", "layouts", "blog.yml"].map { source.appendingPathComponent($0).path }
         let session = PreviewSession(watching: roots, store: store, console: console) { changed in
             let result = try builder.rebuild(changed: changed)
