@@ -175,14 +175,21 @@ public final class IncrementalBuilder: @unchecked Sendable {
         // Feeds: each is rebuilt only when an entry in it changed.
         let urls = renderer.urls
         let feeds = FeedWriter(model: model, urls: urls)
-        let feedKey = keys.feedKey(indices: Array(model.posts.indices.prefix(config.feedLimit)), name: "", slug: "")
-        let mainFeed = outputCache["feed:"]?.fingerprint == feedKey ? outputCache["feed:"]! : CachedOutput(fingerprint: feedKey, files: [feeds.mainFeed()])
-        newOutputs["feed:"] = mainFeed
-        outputs += mainFeed.files
+        var feedRequests: [FeedWriter.Request] = []
+        var feedKeys: [String: Int] = [:]
+        feedKeys["feed:"] = keys.feedKey(indices: Array(model.posts.indices.prefix(config.feedLimit)), name: "", slug: "")
         for tag in model.tags {
-            let key = "feed:" + tag.key
-            let fingerprint = keys.feedKey(indices: Array(tag.postIndices.prefix(config.feedLimit)), name: tag.name, slug: tag.slug)
-            let entry = outputCache[key]?.fingerprint == fingerprint ? outputCache[key]! : CachedOutput(fingerprint: fingerprint, files: [feeds.tagFeed(tag)])
+            feedKeys["feed:" + tag.key] = keys.feedKey(indices: Array(tag.postIndices.prefix(config.feedLimit)), name: tag.name, slug: tag.slug)
+        }
+        if outputCache["feed:"]?.fingerprint != feedKeys["feed:"] { feedRequests.append(.init(key: "feed:", tag: nil)) }
+        for tag in model.tags where outputCache["feed:" + tag.key]?.fingerprint != feedKeys["feed:" + tag.key] {
+            feedRequests.append(.init(key: "feed:" + tag.key, tag: tag))
+        }
+        for (request, file) in zip(feedRequests, feeds.feeds(feedRequests)) {
+            newOutputs[request.key] = CachedOutput(fingerprint: feedKeys[request.key]!, files: [file])
+        }
+        for key in ["feed:"] + model.tags.map({ "feed:" + $0.key }) {
+            let entry = newOutputs[key] ?? outputCache[key]!
             newOutputs[key] = entry
             outputs += entry.files
         }
