@@ -1,1 +1,0 @@
-// BlogSearch: see README.md
