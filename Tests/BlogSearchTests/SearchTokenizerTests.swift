@@ -30,6 +30,14 @@ final class SearchTokenizerTests: XCTestCase {
         XCTAssertEqual(SearchTokenizer.tokens("１２３"), ["123"])
     }
 
+    func testNormalizationOnlyConvertsTheLinesThatNeedIt() {
+        let mixed = "かな漢字\nＡＢｃ　ｶﾅ\n普通の行\n①\n"
+        XCTAssertEqual(SearchTokenizer.normalize(mixed), "かな漢字\nABc カナ\n普通の行\n1\n")
+        XCTAssertEqual(SearchTokenizer.normalize("すべて普通\nASCII only"), "すべて普通\nASCII only")
+        XCTAssertEqual(SearchTokenizer.normalize("ｶﾞ"), "ガ")
+        XCTAssertEqual(SearchTokenizer.normalize(""), "")
+    }
+
     func testLowercasing() {
         XCTAssertEqual(SearchTokenizer.tokens("HELLO World"), ["hello", "world"])
         XCTAssertEqual(SearchTokenizer.tokens("Straße"), ["straße"])
