@@ -102,15 +102,36 @@ extension UInt8 {
 
 /// Appends `bytes` HTML-escaped (`&`, `<`, `>`, `"`), the same set cmark escapes.
 @inline(__always) func appendEscaped<C: Collection>(_ out: inout [UInt8], _ bytes: C) where C.Element == UInt8 {
-    for b in bytes {
-        switch b {
-        case 0x26: out.append(contentsOf: [0x26, 0x61, 0x6D, 0x70, 0x3B]) // &amp;
-        case 0x3C: out.append(contentsOf: [0x26, 0x6C, 0x74, 0x3B]) // &lt;
-        case 0x3E: out.append(contentsOf: [0x26, 0x67, 0x74, 0x3B]) // &gt;
-        case 0x22: out.append(contentsOf: [0x26, 0x71, 0x75, 0x6F, 0x74, 0x3B]) // &quot;
-        default: out.append(b)
-        }
+    if let done: Void = bytes.withContiguousStorageIfAvailable({ appendEscaped(&out, $0) }) { return done }
+    for b in bytes { appendEscapedByte(&out, b) }
+}
+
+@inline(__always) func appendEscapedByte(_ out: inout [UInt8], _ b: UInt8) {
+    switch b {
+    case 0x26: out.append(contentsOf: [0x26, 0x61, 0x6D, 0x70, 0x3B]) // &amp;
+    case 0x3C: out.append(contentsOf: [0x26, 0x6C, 0x74, 0x3B]) // &lt;
+    case 0x3E: out.append(contentsOf: [0x26, 0x67, 0x74, 0x3B]) // &gt;
+    case 0x22: out.append(contentsOf: [0x26, 0x71, 0x75, 0x6F, 0x74, 0x3B]) // &quot;
+    default: out.append(b)
     }
+}
+
+/// The byte-buffer form: copies runs of bytes that need no escaping in one go.
+func appendEscaped(_ out: inout [UInt8], _ bytes: UnsafeBufferPointer<UInt8>) {
+    guard let base = bytes.baseAddress else { return }
+    let n = bytes.count
+    var runStart = 0
+    var i = 0
+    while i < n {
+        let b = base[i]
+        if b == 0x26 || b == 0x3C || b == 0x3E || b == 0x22 {
+            if i > runStart { out.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: i - runStart)) }
+            appendEscapedByte(&out, b)
+            runStart = i + 1
+        }
+        i += 1
+    }
+    if n > runStart { out.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: n - runStart)) }
 }
 
 func escapeHTML(_ s: String) -> String {

@@ -137,18 +137,37 @@ struct Language: Sendable {
     }
 }
 
-/// A set of short ASCII words, looked up from bytes without allocating.
+/// A set of short ASCII words, looked up from bytes without allocating or hashing through `Hasher`:
+/// an open-addressed table of packed keys with a cheap multiplicative hash (the lexers look up every
+/// identifier, so this is on the hot path).
 struct WordSet: Sendable {
     struct Key: Hashable, Sendable { var lo: UInt64; var hi: UInt64; var len: Int }
-    private var keys: Set<Key> = []
+    private var slots: [Key] = []
+    private var mask = 0
     let caseInsensitive: Bool
 
     init(_ words: String, caseInsensitive: Bool = false) {
         self.caseInsensitive = caseInsensitive
+        var keys: [Key] = []
         for w in words.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
             let bytes = Array(w.utf8)
-            bytes.withUnsafeBufferPointer { if let k = WordSet.key($0, 0, $0.count, caseInsensitive) { keys.insert(k) } }
+            bytes.withUnsafeBufferPointer { if let k = WordSet.key($0, 0, $0.count, caseInsensitive), !keys.contains(k) { keys.append(k) } }
         }
+        guard !keys.isEmpty else { return }
+        var size = 8
+        while size < keys.count * 4 { size *= 2 }
+        mask = size - 1
+        slots = Array(repeating: Key(lo: 0, hi: 0, len: 0), count: size)
+        for k in keys {
+            var h = WordSet.hash(k) & mask
+            while slots[h].len != 0 { h = (h + 1) & mask }
+            slots[h] = k
+        }
+    }
+
+    @inline(__always) static func hash(_ k: Key) -> Int {
+        let x = (k.lo ^ (k.hi &* 0x9E37_79B9_7F4A_7C15) ^ UInt64(k.len)) &* 0xBF58_476D_1CE4_E5B9
+        return Int(truncatingIfNeeded: x >> 40)
     }
 
     @inline(__always) static func key(_ b: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int, _ fold: Bool) -> Key? {
@@ -164,8 +183,16 @@ struct WordSet: Sendable {
     }
 
     @inline(__always) func contains(_ b: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) -> Bool {
-        guard !keys.isEmpty, let k = WordSet.key(b, from, to, caseInsensitive) else { return false }
-        return keys.contains(k)
+        guard mask != 0, let k = WordSet.key(b, from, to, caseInsensitive) else { return false }
+        return slots.withUnsafeBufferPointer { table in
+            var h = WordSet.hash(k) & mask
+            while true {
+                let s = table[h]
+                if s.len == 0 { return false }
+                if s.lo == k.lo && s.hi == k.hi && s.len == k.len { return true }
+                h = (h + 1) & mask
+            }
+        }
     }
 }
 

@@ -17,10 +17,30 @@ final class Transformer {
     var codeText: [UInt8] = []
     var plainText: [UInt8] = []
     var links: [MarkdownLink] = []
-    /// Lines of nodes that cmark did not place in this document (table cells, split text).
-    private var lineOverride: [Node: Int32] = [:]
-    /// Table cells, so plain text can separate them.
-    private var cells = Set<Node>()
+    // Lines of nodes that cmark did not place in this document (table cells, split text) and the
+    // table-cell flag live in each node's cmark user data (no hashing of node pointers):
+    // bit 0 = has a line override (line in bits 8...), other bits = the flags below.
+    private static let cellFlag = 2, inlineSeenFlag = 4, cjkSeenFlag = 8
+
+    @inline(__always) private func setLineOverride(_ node: Node, _ line: Int32) {
+        let old = Int(bitPattern: cmark_node_get_user_data(node))
+        let value = (Int(line) << 8) | 1 | (old & 0xFE)
+        cmark_node_set_user_data(node, UnsafeMutableRawPointer(bitPattern: value))
+    }
+
+    @inline(__always) private func line(of node: Node) -> Int32 {
+        let value = Int(bitPattern: cmark_node_get_user_data(node))
+        return value & 1 != 0 ? Int32(truncatingIfNeeded: value >> 8) : cmark_node_get_start_line(node)
+    }
+
+    @inline(__always) private func setFlag(_ node: Node, _ flag: Int) {
+        let old = Int(bitPattern: cmark_node_get_user_data(node))
+        cmark_node_set_user_data(node, UnsafeMutableRawPointer(bitPattern: old | flag))
+    }
+
+    @inline(__always) private func hasFlag(_ node: Node, _ flag: Int) -> Bool {
+        Int(bitPattern: cmark_node_get_user_data(node)) & flag != 0
+    }
 
     private var footnoteDefs: [String: Node] = [:]
     private var footnoteDefOrder: [String] = []
@@ -340,8 +360,8 @@ final class Transformer {
                 }
                 let cell = makeCustom(block: false, enter: "<\(tag)\(style)>", exit: "</\(tag)>\n")
                 moveChildren(from: cellParagraph, to: cell)
-                walk(cell) { node, entering in if entering { self.lineOverride[node] = line } }
-                cells.insert(cell)
+                walk(cell) { node, entering in if entering { self.setLineOverride(node, line) } }
+                setFlag(cell, Transformer.cellFlag)
                 append(tr, cell)
             }
             if r == 0 {
@@ -392,12 +412,11 @@ final class Transformer {
 
     private func inlinePass(_ doc: Node) {
         var containers: [Node] = []
-        var seen = Set<Node>()
         walk(doc) { node, entering in
             guard entering else { return }
             let t = kind(node)
-            if t == CMARK_NODE_TEXT || t == CMARK_NODE_CODE, let parent = cmark_node_parent(node), !seen.contains(parent) {
-                seen.insert(parent)
+            if t == CMARK_NODE_TEXT || t == CMARK_NODE_CODE, let parent = cmark_node_parent(node), !hasFlag(parent, Transformer.inlineSeenFlag) {
+                setFlag(parent, Transformer.inlineSeenFlag)
                 containers.append(parent)
             }
         }
@@ -409,16 +428,15 @@ final class Transformer {
     /// back into delimiter text so the relaxed pairing below sees the whole sequence.
     private func repairCJKStrong(_ doc: Node) {
         var containers: [Node] = []
-        var seen = Set<Node>()
         walk(doc) { node, entering in
-            guard entering, kind(node) == CMARK_NODE_TEXT, let parent = cmark_node_parent(node), !seen.contains(parent) else { return }
+            guard entering, kind(node) == CMARK_NODE_TEXT, let parent = cmark_node_parent(node), !hasFlag(parent, Transformer.cjkSeenFlag) else { return }
             let lit = literalBytes(node)
             var i = 0
             while i + 1 < lit.count {
                 let b = lit[i]
                 if (b == UInt8(ascii: "*") || b == UInt8(ascii: "_")) && lit[i + 1] == b && (i + 2 == lit.count || lit[i + 2] != b)
                     && (i == 0 || lit[i - 1] != b) && ((i > 0 && lit[i - 1] >= 0x80) || (i + 2 < lit.count && lit[i + 2] >= 0x80)) {
-                    seen.insert(parent)
+                    setFlag(parent, Transformer.cjkSeenFlag)
                     containers.append(parent)
                     return
                 }
@@ -429,7 +447,7 @@ final class Transformer {
             var child = cmark_node_first_child(container)
             while let c = child {
                 child = cmark_node_next(c)
-                guard kind(c) == CMARK_NODE_STRONG, !seen.contains(c) else { continue }
+                guard kind(c) == CMARK_NODE_STRONG, !hasFlag(c, Transformer.cjkSeenFlag) else { continue }
                 let line = sourceLine(Int(cmark_node_get_start_line(c)))
                 let column = Int(cmark_node_get_start_column(c))
                 var marker: [UInt8] = [UInt8(ascii: "*"), UInt8(ascii: "*")]
@@ -511,7 +529,7 @@ final class Transformer {
         var pieces: [Node] = []
         var plainStart = 0
         var i = 0
-        let line = lineOverride[node] ?? cmark_node_get_start_line(node)
+        let line = self.line(of: node)
         func flush(_ upTo: Int) {
             if upTo > plainStart { pieces.append(makeText(Array(lit[plainStart..<upTo]))) }
         }
@@ -553,7 +571,7 @@ final class Transformer {
                 let link = cmark_node_new(CMARK_NODE_LINK)!
                 withCBytes(url) { _ = cmark_node_set_url(link, $0) }
                 append(link, makeText(text))
-                lineOverride[link] = line
+                setLineOverride(link, line)
                 pieces.append(link)
                 i = end
                 plainStart = i
@@ -565,7 +583,7 @@ final class Transformer {
         flush(n)
         for piece in pieces {
             cmark_node_insert_before(node, piece)
-            if kind(piece) == CMARK_NODE_TEXT { lineOverride[piece] = line }
+            if kind(piece) == CMARK_NODE_TEXT { setLineOverride(piece, line) }
         }
         cmark_node_free(node)
         return delimiters
@@ -690,17 +708,17 @@ final class Transformer {
             while k < delimiters.count && delimiters[k].node == node { if used.contains(k) { group.append(k) }; k += 1 }
             guard !group.isEmpty else { continue }
             let lit = literalArray(node)
-            let line = lineOverride[node] ?? cmark_node_get_start_line(node)
+            let line = self.line(of: node)
             var pos = 0
             for index in group {
                 let off = delimiters[index].offset
-                if off > pos { let t = makeText(Array(lit[pos..<off])); lineOverride[t] = line; cmark_node_insert_before(node, t) }
+                if off > pos { let t = makeText(Array(lit[pos..<off])); setLineOverride(t, line); cmark_node_insert_before(node, t) }
                 let d = makeText(Array(lit[off..<(off + 2)]))
                 cmark_node_insert_before(node, d)
                 delimiterNodes[index] = d
                 pos = off + 2
             }
-            if pos < lit.count { let t = makeText(Array(lit[pos...])); lineOverride[t] = line; cmark_node_insert_before(node, t) }
+            if pos < lit.count { let t = makeText(Array(lit[pos...])); setLineOverride(t, line); cmark_node_insert_before(node, t) }
             cmark_node_free(node)
         }
         for (a, b) in pairs {
@@ -828,7 +846,7 @@ final class Transformer {
             case CMARK_NODE_LINK, CMARK_NODE_IMAGE:
                 let image = kind(node) == CMARK_NODE_IMAGE
                 if entering {
-                    let line = lineOverride[node] ?? cmark_node_get_start_line(node)
+                    let line = self.line(of: node)
                     links.append(MarkdownLink(destination: stringOf(cmark_node_get_url(node)), line: Int(line)))
                     // nodes inside an image's alt text vanish with the image: never convert them
                     if inImage == 0 { if image { imageNodes.append(node) } else { linkNodes.append(node) } }
@@ -839,7 +857,7 @@ final class Transformer {
             case CMARK_NODE_PARAGRAPH, CMARK_NODE_HEADING, CMARK_NODE_ITEM, CMARK_NODE_BLOCK_QUOTE, CMARK_NODE_CUSTOM_BLOCK:
                 if !entering && !plainText.isEmpty && plainText.last != 0x0A { plainText.append(0x0A) }
             case CMARK_NODE_CUSTOM_INLINE:
-                if !entering && cells.contains(node) && plainText.last != 0x20 && plainText.last != 0x0A { plainText.append(0x20) }
+                if !entering && hasFlag(node, Transformer.cellFlag) && plainText.last != 0x20 && plainText.last != 0x0A { plainText.append(0x20) }
             default: break
             }
         }
