@@ -37,11 +37,41 @@ func makeText(_ bytes: [UInt8]) -> Node {
     return node
 }
 
+func makeText(_ bytes: ArraySlice<UInt8>) -> Node {
+    let node = cmark_node_new(CMARK_NODE_TEXT)!
+    var copy = ContiguousArray(bytes)
+    copy.append(0)
+    copy.withUnsafeBufferPointer { _ = cmark_node_set_literal(node, UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self)) }
+    return node
+}
+
 func makeCustom(block: Bool, enter: [UInt8], exit: [UInt8]) -> Node {
     let node = cmark_node_new(block ? CMARK_NODE_CUSTOM_BLOCK : CMARK_NODE_CUSTOM_INLINE)!
     withCBytes(enter) { _ = cmark_node_set_on_enter(node, $0) }
     withCBytes(exit) { _ = cmark_node_set_on_exit(node, $0) }
     return node
+}
+
+/// A custom node from NUL-terminated byte strings (no copy on our side; cmark copies them).
+func makeCustom(block: Bool, enterC: [UInt8], exitC: [UInt8]) -> Node {
+    let node = cmark_node_new(block ? CMARK_NODE_CUSTOM_BLOCK : CMARK_NODE_CUSTOM_INLINE)!
+    enterC.withUnsafeBufferPointer { _ = cmark_node_set_on_enter(node, UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self)) }
+    exitC.withUnsafeBufferPointer { _ = cmark_node_set_on_exit(node, UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self)) }
+    return node
+}
+
+/// `s` as UTF-8 bytes with a terminating NUL, for `makeCustom(block:enterC:exitC:)`.
+func cBytes(_ s: String) -> [UInt8] { Array(s.utf8) + [0] }
+
+/// The fixed tags of tables, NUL-terminated.
+enum TableTags {
+    static let table = cBytes("<table>"), tableEnd = cBytes("</table>")
+    static let thead = cBytes("<thead>"), theadEnd = cBytes("</thead>")
+    static let tbody = cBytes("<tbody>"), tbodyEnd = cBytes("</tbody>")
+    static let tr = cBytes("<tr>"), trEnd = cBytes("</tr>")
+    static let styles = ["", " style=\"text-align: left\"", " style=\"text-align: center\"", " style=\"text-align: right\""]
+    static let th = styles.map { cBytes("<th\($0)>") }, thEnd = cBytes("</th>\n")
+    static let td = styles.map { cBytes("<td\($0)>") }, tdEnd = cBytes("</td>\n")
 }
 
 func makeCustom(block: Bool, enter: String, exit: String) -> Node {

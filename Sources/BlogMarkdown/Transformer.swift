@@ -300,67 +300,87 @@ final class Transformer {
         if headerIndex + 2 < lines.count {
             for k in (headerIndex + 2)..<lines.count { rows.append(splitRow(lines[k])) }
         }
-        // Parse all cells in one cmark document: one paragraph per cell. The leading NO-BREAK SPACE
-        // keeps each cell an inline-only paragraph (no list, heading or definition), and counts as
-        // whitespace for emphasis flanking, like the start of a line.
-        var text: [UInt8] = []
-        for row in rows {
-            for c in 0..<columns {
-                text.append(contentsOf: [0xC2, 0xA0])
-                if c < row.count {
-                    let cell = row[c]
-                    var i = cell.startIndex
-                    while i < cell.endIndex {
-                        let b = cell[i]
-                        if b == UInt8(ascii: "\\") && i + 1 < cell.endIndex && cell[i + 1] == UInt8(ascii: "|") {
-                            text.append(UInt8(ascii: "|")); i += 2; continue
-                        }
-                        text.append(b == 0x0D ? 0x20 : b)
-                        i += 1
-                    }
-                }
-                text.append(contentsOf: [0x0A, 0x0A])
-            }
+        // Cells without any byte cmark's inline parser treats specially are one text node each:
+        // build those directly. Otherwise parse all cells in one cmark document (below).
+        var plain = true
+        check: for row in rows {
+            for c in 0..<min(columns, row.count) where !Transformer.isPlainCell(row[c]) { plain = false; break check }
         }
-        guard let cellDoc = text.withUnsafeBufferPointer({ buffer in
-            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-                cmark_parse_document($0, buffer.count, parseFlags)
-            }
-        }) else { return }
-        defer { cmark_node_free(cellDoc) }
         var cellParagraphs: [Node] = []
-        var child = cmark_node_first_child(cellDoc)
-        while let c = child { cellParagraphs.append(c); child = cmark_node_next(c) }
-        guard cellParagraphs.count == rows.count * columns,
-              cellParagraphs.allSatisfy({ kind($0) == CMARK_NODE_PARAGRAPH }) else { return }
+        var cellDoc: Node?
+        defer { if let d = cellDoc { cmark_node_free(d) } }
+        if !plain {
+            // One paragraph per cell. The leading NO-BREAK SPACE keeps each cell an inline-only
+            // paragraph (no list, heading or definition), and counts as whitespace for emphasis
+            // flanking, like the start of a line.
+            var text: [UInt8] = []
+            for row in rows {
+                for c in 0..<columns {
+                    text.append(contentsOf: [0xC2, 0xA0])
+                    if c < row.count {
+                        let cell = row[c]
+                        var i = cell.startIndex
+                        while i < cell.endIndex {
+                            let b = cell[i]
+                            if b == UInt8(ascii: "\\") && i + 1 < cell.endIndex && cell[i + 1] == UInt8(ascii: "|") {
+                                text.append(UInt8(ascii: "|")); i += 2; continue
+                            }
+                            text.append(b == 0x0D ? 0x20 : b)
+                            i += 1
+                        }
+                    }
+                    text.append(contentsOf: [0x0A, 0x0A])
+                }
+            }
+            guard let doc = text.withUnsafeBufferPointer({ buffer in
+                buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                    cmark_parse_document($0, buffer.count, parseFlags)
+                }
+            }) else { return }
+            cellDoc = doc
+            var child = cmark_node_first_child(doc)
+            while let c = child { cellParagraphs.append(c); child = cmark_node_next(c) }
+            guard cellParagraphs.count == rows.count * columns,
+                  cellParagraphs.allSatisfy({ kind($0) == CMARK_NODE_PARAGRAPH }) else { return }
+        }
 
         let baseLine = cmark_node_get_start_line(paragraph) + Int32(headerIndex)
-        let table = makeCustom(block: true, enter: "<table>", exit: "</table>")
-        let head = makeCustom(block: true, enter: "<thead>", exit: "</thead>")
+        let table = makeCustom(block: true, enterC: TableTags.table, exitC: TableTags.tableEnd)
+        let head = makeCustom(block: true, enterC: TableTags.thead, exitC: TableTags.theadEnd)
         append(table, head)
         var body: Node?
-        for (r, _) in rows.enumerated() {
-            let tr = makeCustom(block: true, enter: "<tr>", exit: "</tr>")
-            let tag = r == 0 ? "th" : "td"
+        for r in 0..<rows.count {
+            let tr = makeCustom(block: true, enterC: TableTags.tr, exitC: TableTags.trEnd)
             let line = r == 0 ? baseLine : baseLine + 1 + Int32(r)
             for c in 0..<columns {
-                let cellParagraph = cellParagraphs[r * columns + c]
-                if let first = cmark_node_first_child(cellParagraph), kind(first) == CMARK_NODE_TEXT {
-                    let lit = literalBytes(first)
-                    if lit.count >= 2 && lit[0] == 0xC2 && lit[1] == 0xA0 {
-                        if lit.count == 2 { cmark_node_free(first) } else { setLiteral(first, Array(lit[2...])) }
-                    }
-                }
-                let style: String
+                let alignIndex: Int
                 switch aligns[c] {
-                case .none: style = ""
-                case .left: style = " style=\"text-align: left\""
-                case .center: style = " style=\"text-align: center\""
-                case .right: style = " style=\"text-align: right\""
+                case .none: alignIndex = 0
+                case .left: alignIndex = 1
+                case .center: alignIndex = 2
+                case .right: alignIndex = 3
                 }
-                let cell = makeCustom(block: false, enter: "<\(tag)\(style)>", exit: "</\(tag)>\n")
-                moveChildren(from: cellParagraph, to: cell)
-                walk(cell) { node, entering in if entering { self.setLineOverride(node, line) } }
+                let cell = r == 0
+                    ? makeCustom(block: false, enterC: TableTags.th[alignIndex], exitC: TableTags.thEnd)
+                    : makeCustom(block: false, enterC: TableTags.td[alignIndex], exitC: TableTags.tdEnd)
+                if plain {
+                    if c < rows[r].count, !rows[r][c].isEmpty {
+                        let text = makeText(rows[r][c])
+                        setLineOverride(text, line)
+                        append(cell, text)
+                    }
+                    setLineOverride(cell, line)
+                } else {
+                    let cellParagraph = cellParagraphs[r * columns + c]
+                    if let first = cmark_node_first_child(cellParagraph), kind(first) == CMARK_NODE_TEXT {
+                        let lit = literalBytes(first)
+                        if lit.count >= 2 && lit[0] == 0xC2 && lit[1] == 0xA0 {
+                            if lit.count == 2 { cmark_node_free(first) } else { setLiteral(first, Array(lit[2...])) }
+                        }
+                    }
+                    moveChildren(from: cellParagraph, to: cell)
+                    walk(cell) { node, entering in if entering { self.setLineOverride(node, line) } }
+                }
                 setFlag(cell, Transformer.cellFlag)
                 append(tr, cell)
             }
@@ -368,7 +388,7 @@ final class Transformer {
                 append(head, tr)
             } else {
                 if body == nil {
-                    body = makeCustom(block: true, enter: "<tbody>", exit: "</tbody>")
+                    body = makeCustom(block: true, enterC: TableTags.tbody, exitC: TableTags.tbodyEnd)
                     append(table, body!)
                 }
                 append(body!, tr)
@@ -381,6 +401,20 @@ final class Transformer {
         } else {
             replace(paragraph, with: table)
         }
+    }
+
+    /// True if cmark would parse the cell as exactly its bytes in one text node: no control bytes
+    /// and none of the characters that start an inline construct in CommonMark.
+    private static func isPlainCell(_ cell: ArraySlice<UInt8>) -> Bool {
+        for b in cell {
+            switch b {
+            case 0..<0x20, UInt8(ascii: "\\"), UInt8(ascii: "`"), UInt8(ascii: "&"), UInt8(ascii: "_"), UInt8(ascii: "*"),
+                 UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "<"), UInt8(ascii: "!"):
+                return false
+            default: continue
+            }
+        }
+        return true
     }
 
     // MARK: - task lists
