@@ -173,12 +173,12 @@ func escapeHTML(_ s: String) -> String {
 
 /// Escapes a URL for an attribute the way cmark does: unsafe bytes percent-encoded, `&` and `'` as entities.
 func appendEscapedHref<C: Collection>(_ out: inout [UInt8], _ bytes: C) where C.Element == UInt8 {
-    let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
+    let hex = hexDigits
     for b in bytes {
         if b.isASCIIAlnum { out.append(b); continue }
         switch b {
-        case UInt8(ascii: "&"): out.append(contentsOf: Array("&amp;".utf8))
-        case UInt8(ascii: "'"): out.append(contentsOf: Array("&#x27;".utf8))
+        case UInt8(ascii: "&"): out.append(contentsOf: [0x26, 0x61, 0x6D, 0x70, 0x3B]) // &amp;
+        case UInt8(ascii: "'"): out.append(contentsOf: [0x26, 0x23, 0x78, 0x32, 0x37, 0x3B]) // &#x27;
         case UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "!"), UInt8(ascii: "~"),
              UInt8(ascii: "*"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: ";"), UInt8(ascii: "/"),
              UInt8(ascii: "?"), UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "="), UInt8(ascii: "+"),
@@ -186,10 +186,18 @@ func appendEscapedHref<C: Collection>(_ out: inout [UInt8], _ bytes: C) where C.
             out.append(b)
         default:
             out.append(UInt8(ascii: "%"))
-            out.append(hex[Int(b >> 4)])
-            out.append(hex[Int(b & 15)])
+            out.append(hex.utf8Start[Int(b >> 4)])
+            out.append(hex.utf8Start[Int(b & 15)])
         }
     }
+}
+
+private let hexDigits: StaticString = "0123456789ABCDEF"
+
+/// A NUL-terminated C string as bytes (empty for NULL), valid while the node is unchanged.
+@inline(__always) func cBytesView(_ p: UnsafePointer<CChar>?) -> UnsafeBufferPointer<UInt8> {
+    guard let p else { return UnsafeBufferPointer(start: nil, count: 0) }
+    return UnsafeBufferPointer(start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self), count: strlen(p))
 }
 
 /// True for URLs cmark's safe mode would blank: `javascript:`, `vbscript:`, `file:`, and `data:` except images.

@@ -198,7 +198,19 @@ final class Transformer {
                 candidates.append(node)
             }
         }
-        for paragraph in candidates { makeTable(paragraph) }
+        for paragraph in candidates where mayHoldTable(paragraph) { makeTable(paragraph) }
+    }
+
+    /// Cheap filter before `makeTable`: a table needs a `|` somewhere in the paragraph's source lines.
+    private func mayHoldTable(_ paragraph: Node) -> Bool {
+        _ = sourceLine(1) // builds lineStarts
+        let first = Int(cmark_node_get_start_line(paragraph))
+        let last = Int(cmark_node_get_end_line(paragraph))
+        guard first >= 1 && first <= lineStarts.count else { return true }
+        let from = lineStarts[first - 1]
+        let to = last < lineStarts.count ? lineStarts[last] : source.count
+        guard to > from else { return false }
+        return source.withUnsafeBufferPointer { memchr($0.baseAddress! + from, Int32(UInt8(ascii: "|")), to - from) != nil }
     }
 
     private func paragraphLines(_ paragraph: Node) -> [ArraySlice<UInt8>] {
@@ -897,11 +909,16 @@ final class Transformer {
         }
         guard options.qiitaExtensions else { return }
         for link in linkNodes {
-            let url = stringOf(cmark_node_get_url(link))
-            let lower = url.prefix(8).lowercased()
-            guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { continue }
+            let url = cBytesView(cmark_node_get_url(link))
+            let prefix = hasPrefixCI(url, 0, "http://") ? 7 : hasPrefixCI(url, 0, "https://") ? 8 : 0
+            guard prefix > 0 else { continue }
+            if prefix < url.count && url[prefix] >= 0x80 {
+                // a combining mark right after the prefix changes the Character comparison
+                let lower = String(decoding: url, as: UTF8.self).prefix(8).lowercased()
+                guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { continue }
+            }
             var html = Array("<a href=\"".utf8)
-            appendEscapedHref(&html, url.utf8)
+            appendEscapedHref(&html, url)
             html.append(UInt8(ascii: "\""))
             let title = stringOf(cmark_node_get_title(link))
             if !title.isEmpty {
