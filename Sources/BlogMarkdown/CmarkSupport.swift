@@ -37,11 +37,41 @@ func makeText(_ bytes: [UInt8]) -> Node {
     return node
 }
 
+func makeText(_ bytes: ArraySlice<UInt8>) -> Node {
+    let node = cmark_node_new(CMARK_NODE_TEXT)!
+    var copy = ContiguousArray(bytes)
+    copy.append(0)
+    copy.withUnsafeBufferPointer { _ = cmark_node_set_literal(node, UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self)) }
+    return node
+}
+
 func makeCustom(block: Bool, enter: [UInt8], exit: [UInt8]) -> Node {
     let node = cmark_node_new(block ? CMARK_NODE_CUSTOM_BLOCK : CMARK_NODE_CUSTOM_INLINE)!
     withCBytes(enter) { _ = cmark_node_set_on_enter(node, $0) }
     withCBytes(exit) { _ = cmark_node_set_on_exit(node, $0) }
     return node
+}
+
+/// A custom node from NUL-terminated byte strings (no copy on our side; cmark copies them).
+func makeCustom(block: Bool, enterC: [UInt8], exitC: [UInt8]) -> Node {
+    let node = cmark_node_new(block ? CMARK_NODE_CUSTOM_BLOCK : CMARK_NODE_CUSTOM_INLINE)!
+    enterC.withUnsafeBufferPointer { _ = cmark_node_set_on_enter(node, UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self)) }
+    exitC.withUnsafeBufferPointer { _ = cmark_node_set_on_exit(node, UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self)) }
+    return node
+}
+
+/// `s` as UTF-8 bytes with a terminating NUL, for `makeCustom(block:enterC:exitC:)`.
+func cBytes(_ s: String) -> [UInt8] { Array(s.utf8) + [0] }
+
+/// The fixed tags of tables, NUL-terminated.
+enum TableTags {
+    static let table = cBytes("<table>"), tableEnd = cBytes("</table>")
+    static let thead = cBytes("<thead>"), theadEnd = cBytes("</thead>")
+    static let tbody = cBytes("<tbody>"), tbodyEnd = cBytes("</tbody>")
+    static let tr = cBytes("<tr>"), trEnd = cBytes("</tr>")
+    static let styles = ["", " style=\"text-align: left\"", " style=\"text-align: center\"", " style=\"text-align: right\""]
+    static let th = styles.map { cBytes("<th\($0)>") }, thEnd = cBytes("</th>\n")
+    static let td = styles.map { cBytes("<td\($0)>") }, tdEnd = cBytes("</td>\n")
 }
 
 func makeCustom(block: Bool, enter: String, exit: String) -> Node {
@@ -102,15 +132,36 @@ extension UInt8 {
 
 /// Appends `bytes` HTML-escaped (`&`, `<`, `>`, `"`), the same set cmark escapes.
 @inline(__always) func appendEscaped<C: Collection>(_ out: inout [UInt8], _ bytes: C) where C.Element == UInt8 {
-    for b in bytes {
-        switch b {
-        case 0x26: out.append(contentsOf: [0x26, 0x61, 0x6D, 0x70, 0x3B]) // &amp;
-        case 0x3C: out.append(contentsOf: [0x26, 0x6C, 0x74, 0x3B]) // &lt;
-        case 0x3E: out.append(contentsOf: [0x26, 0x67, 0x74, 0x3B]) // &gt;
-        case 0x22: out.append(contentsOf: [0x26, 0x71, 0x75, 0x6F, 0x74, 0x3B]) // &quot;
-        default: out.append(b)
-        }
+    if let done: Void = bytes.withContiguousStorageIfAvailable({ appendEscaped(&out, $0) }) { return done }
+    for b in bytes { appendEscapedByte(&out, b) }
+}
+
+@inline(__always) func appendEscapedByte(_ out: inout [UInt8], _ b: UInt8) {
+    switch b {
+    case 0x26: out.append(contentsOf: [0x26, 0x61, 0x6D, 0x70, 0x3B]) // &amp;
+    case 0x3C: out.append(contentsOf: [0x26, 0x6C, 0x74, 0x3B]) // &lt;
+    case 0x3E: out.append(contentsOf: [0x26, 0x67, 0x74, 0x3B]) // &gt;
+    case 0x22: out.append(contentsOf: [0x26, 0x71, 0x75, 0x6F, 0x74, 0x3B]) // &quot;
+    default: out.append(b)
     }
+}
+
+/// The byte-buffer form: copies runs of bytes that need no escaping in one go.
+func appendEscaped(_ out: inout [UInt8], _ bytes: UnsafeBufferPointer<UInt8>) {
+    guard let base = bytes.baseAddress else { return }
+    let n = bytes.count
+    var runStart = 0
+    var i = 0
+    while i < n {
+        let b = base[i]
+        if b == 0x26 || b == 0x3C || b == 0x3E || b == 0x22 {
+            if i > runStart { out.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: i - runStart)) }
+            appendEscapedByte(&out, b)
+            runStart = i + 1
+        }
+        i += 1
+    }
+    if n > runStart { out.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: n - runStart)) }
 }
 
 func escapeHTML(_ s: String) -> String {
@@ -122,12 +173,12 @@ func escapeHTML(_ s: String) -> String {
 
 /// Escapes a URL for an attribute the way cmark does: unsafe bytes percent-encoded, `&` and `'` as entities.
 func appendEscapedHref<C: Collection>(_ out: inout [UInt8], _ bytes: C) where C.Element == UInt8 {
-    let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
+    let hex = hexDigits
     for b in bytes {
         if b.isASCIIAlnum { out.append(b); continue }
         switch b {
-        case UInt8(ascii: "&"): out.append(contentsOf: Array("&amp;".utf8))
-        case UInt8(ascii: "'"): out.append(contentsOf: Array("&#x27;".utf8))
+        case UInt8(ascii: "&"): out.append(contentsOf: [0x26, 0x61, 0x6D, 0x70, 0x3B]) // &amp;
+        case UInt8(ascii: "'"): out.append(contentsOf: [0x26, 0x23, 0x78, 0x32, 0x37, 0x3B]) // &#x27;
         case UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "!"), UInt8(ascii: "~"),
              UInt8(ascii: "*"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: ";"), UInt8(ascii: "/"),
              UInt8(ascii: "?"), UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "="), UInt8(ascii: "+"),
@@ -135,10 +186,18 @@ func appendEscapedHref<C: Collection>(_ out: inout [UInt8], _ bytes: C) where C.
             out.append(b)
         default:
             out.append(UInt8(ascii: "%"))
-            out.append(hex[Int(b >> 4)])
-            out.append(hex[Int(b & 15)])
+            out.append(hex.utf8Start[Int(b >> 4)])
+            out.append(hex.utf8Start[Int(b & 15)])
         }
     }
+}
+
+private let hexDigits: StaticString = "0123456789ABCDEF"
+
+/// A NUL-terminated C string as bytes (empty for NULL), valid while the node is unchanged.
+@inline(__always) func cBytesView(_ p: UnsafePointer<CChar>?) -> UnsafeBufferPointer<UInt8> {
+    guard let p else { return UnsafeBufferPointer(start: nil, count: 0) }
+    return UnsafeBufferPointer(start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self), count: strlen(p))
 }
 
 /// True for URLs cmark's safe mode would blank: `javascript:`, `vbscript:`, `file:`, and `data:` except images.

@@ -38,9 +38,8 @@ public enum SyntaxHighlighter {
     }
 
     static func highlight(_ code: UnsafeBufferPointer<UInt8>, _ language: Language, into out: inout [UInt8]) {
-        var emitter = Emitter(out: out, code: code)
-        out = []
-        emitter.out.reserveCapacity(emitter.out.count + code.count + code.count / 2)
+        var emitter = Emitter(code: code)
+        defer { emitter.buffer.deallocate() }
         switch language.lexer {
         case .generic(let spec): lexGeneric(&emitter, 0, code.count, spec)
         case .console: lexConsole(&emitter)
@@ -49,7 +48,7 @@ public enum SyntaxHighlighter {
         case .markup: lexMarkup(&emitter, 0, code.count)
         case .css: lexCSS(&emitter, 0, code.count)
         }
-        out = emitter.out
+        out.append(contentsOf: UnsafeBufferPointer(start: emitter.buffer.baseAddress, count: emitter.count))
     }
 }
 
@@ -137,18 +136,37 @@ struct Language: Sendable {
     }
 }
 
-/// A set of short ASCII words, looked up from bytes without allocating.
+/// A set of short ASCII words, looked up from bytes without allocating or hashing through `Hasher`:
+/// an open-addressed table of packed keys with a cheap multiplicative hash (the lexers look up every
+/// identifier, so this is on the hot path).
 struct WordSet: Sendable {
     struct Key: Hashable, Sendable { var lo: UInt64; var hi: UInt64; var len: Int }
-    private var keys: Set<Key> = []
+    private var slots: [Key] = []
+    private var mask = 0
     let caseInsensitive: Bool
 
     init(_ words: String, caseInsensitive: Bool = false) {
         self.caseInsensitive = caseInsensitive
+        var keys: [Key] = []
         for w in words.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
             let bytes = Array(w.utf8)
-            bytes.withUnsafeBufferPointer { if let k = WordSet.key($0, 0, $0.count, caseInsensitive) { keys.insert(k) } }
+            bytes.withUnsafeBufferPointer { if let k = WordSet.key($0, 0, $0.count, caseInsensitive), !keys.contains(k) { keys.append(k) } }
         }
+        guard !keys.isEmpty else { return }
+        var size = 8
+        while size < keys.count * 4 { size *= 2 }
+        mask = size - 1
+        slots = Array(repeating: Key(lo: 0, hi: 0, len: 0), count: size)
+        for k in keys {
+            var h = WordSet.hash(k) & mask
+            while slots[h].len != 0 { h = (h + 1) & mask }
+            slots[h] = k
+        }
+    }
+
+    @inline(__always) static func hash(_ k: Key) -> Int {
+        let x = (k.lo ^ (k.hi &* 0x9E37_79B9_7F4A_7C15) ^ UInt64(k.len)) &* 0xBF58_476D_1CE4_E5B9
+        return Int(truncatingIfNeeded: x >> 40)
     }
 
     @inline(__always) static func key(_ b: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int, _ fold: Bool) -> Key? {
@@ -164,8 +182,16 @@ struct WordSet: Sendable {
     }
 
     @inline(__always) func contains(_ b: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) -> Bool {
-        guard !keys.isEmpty, let k = WordSet.key(b, from, to, caseInsensitive) else { return false }
-        return keys.contains(k)
+        guard mask != 0, let k = WordSet.key(b, from, to, caseInsensitive) else { return false }
+        return slots.withUnsafeBufferPointer { table in
+            var h = WordSet.hash(k) & mask
+            while true {
+                let s = table[h]
+                if s.len == 0 { return false }
+                if s.lo == k.lo && s.hi == k.hi && s.len == k.len { return true }
+                h = (h + 1) & mask
+            }
+        }
     }
 }
 
@@ -263,21 +289,61 @@ enum Specs {
 
 // MARK: - output
 
+/// The highlighter's output: a growable raw byte buffer (appending to an Array per token was a
+/// large share of highlighting time). Owned by one `highlight` call, which frees it.
 struct Emitter {
-    var out: [UInt8]
+    var buffer: UnsafeMutableBufferPointer<UInt8>
+    var count = 0
     let code: UnsafeBufferPointer<UInt8>
 
+    init(code: UnsafeBufferPointer<UInt8>) {
+        self.code = code
+        buffer = .allocate(capacity: max(64, code.count * 2 + 64))
+    }
+
+    @inline(__always) mutating func reserve(_ extra: Int) {
+        if count + extra <= buffer.count { return }
+        let bigger = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(buffer.count * 2, count + extra))
+        if count > 0 { (bigger.baseAddress!).update(from: buffer.baseAddress!, count: count) }
+        buffer.deallocate()
+        buffer = bigger
+    }
+
+    @inline(__always) mutating func raw(_ p: UnsafePointer<UInt8>, _ n: Int) {
+        reserve(n)
+        (buffer.baseAddress! + count).update(from: p, count: n)
+        count += n
+    }
+
     @inline(__always) mutating func plain(_ from: Int, _ to: Int) {
-        if to > from { appendEscaped(&out, UnsafeBufferPointer(rebasing: code[from..<to])) }
+        guard to > from else { return }
+        let base = code.baseAddress!
+        var runStart = from
+        var i = from
+        while i < to {
+            let b = base[i]
+            if b == 0x26 || b == 0x3C || b == 0x3E || b == 0x22 {
+                if i > runStart { raw(base + runStart, i - runStart) }
+                switch b {
+                case 0x26: raw(ampEntity, 5)
+                case 0x3C: raw(ltEntity, 4)
+                case 0x3E: raw(gtEntity, 4)
+                default: raw(quotEntity, 6)
+                }
+                runStart = i + 1
+            }
+            i += 1
+        }
+        if to > runStart { raw(base + runStart, to - runStart) }
     }
 
     @inline(__always) mutating func open(_ cls: StaticString) {
-        out.append(contentsOf: spanOpen)
-        out.append(contentsOf: UnsafeBufferPointer(start: cls.utf8Start, count: cls.utf8CodeUnitCount))
-        out.append(contentsOf: spanOpenEnd)
+        raw(spanOpen, 16)
+        raw(cls.utf8Start, cls.utf8CodeUnitCount)
+        raw(spanOpenEnd, 2)
     }
 
-    @inline(__always) mutating func close() { out.append(contentsOf: spanClose) }
+    @inline(__always) mutating func close() { raw(spanClose, 7) }
 
     @inline(__always) mutating func span(_ cls: StaticString, _ from: Int, _ to: Int) {
         guard to > from else { return }
@@ -287,6 +353,10 @@ struct Emitter {
     }
 }
 
-private let spanOpen: [UInt8] = Array("<span class=\"hl-".utf8)
-private let spanOpenEnd: [UInt8] = Array("\">".utf8)
-private let spanClose: [UInt8] = Array("</span>".utf8)
+private let spanOpen: UnsafePointer<UInt8> = StaticString("<span class=\"hl-").utf8Start
+private let spanOpenEnd: UnsafePointer<UInt8> = StaticString("\">").utf8Start
+private let spanClose: UnsafePointer<UInt8> = StaticString("</span>").utf8Start
+private let ampEntity: UnsafePointer<UInt8> = StaticString("&amp;").utf8Start
+private let ltEntity: UnsafePointer<UInt8> = StaticString("&lt;").utf8Start
+private let gtEntity: UnsafePointer<UInt8> = StaticString("&gt;").utf8Start
+private let quotEntity: UnsafePointer<UInt8> = StaticString("&quot;").utf8Start

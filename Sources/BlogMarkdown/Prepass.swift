@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 // A light pass over source lines for the Qiita constructs cmark cannot see as blocks.
 // It never adds or removes a line, so cmark's line numbers stay those of the original text.
 //
@@ -35,8 +39,10 @@ struct Prepass {
         let n = src.count
         while start < n {
             lineNumber += 1
-            var end = start
-            while end < n && src[end] != 0x0A { end += 1 }
+            let end = src.withUnsafeBufferPointer { buffer -> Int in
+                guard let p = memchr(buffer.baseAddress! + start, 0x0A, n - start) else { return n }
+                return UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self) - buffer.baseAddress!
+            }
             let lineEnd = end < n ? end + 1 : end // includes the newline
             var contentEnd = end
             if contentEnd > start && src[contentEnd - 1] == 0x0D { contentEnd -= 1 }
@@ -119,6 +125,9 @@ struct Prepass {
 
     /// Copies bytes, replacing our private-use markers with U+FFFD.
     static func copySanitized(_ s: ArraySlice<UInt8>, into out: inout [UInt8]) {
+        // Private-use characters are rare: copy in one go unless the slice has a 0xEE lead byte.
+        let clean = s.withUnsafeBufferPointer { b in b.isEmpty || memchr(b.baseAddress!, 0xEE, b.count) == nil }
+        if clean { out.append(contentsOf: s); return }
         var k = s.startIndex
         while k < s.endIndex {
             let b = s[k]

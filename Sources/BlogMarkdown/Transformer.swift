@@ -17,10 +17,30 @@ final class Transformer {
     var codeText: [UInt8] = []
     var plainText: [UInt8] = []
     var links: [MarkdownLink] = []
-    /// Lines of nodes that cmark did not place in this document (table cells, split text).
-    private var lineOverride: [Node: Int32] = [:]
-    /// Table cells, so plain text can separate them.
-    private var cells = Set<Node>()
+    // Lines of nodes that cmark did not place in this document (table cells, split text) and the
+    // table-cell flag live in each node's cmark user data (no hashing of node pointers):
+    // bit 0 = has a line override (line in bits 8...), other bits = the flags below.
+    private static let cellFlag = 2, inlineSeenFlag = 4, cjkSeenFlag = 8
+
+    @inline(__always) private func setLineOverride(_ node: Node, _ line: Int32) {
+        let old = Int(bitPattern: cmark_node_get_user_data(node))
+        let value = (Int(line) << 8) | 1 | (old & 0xFE)
+        cmark_node_set_user_data(node, UnsafeMutableRawPointer(bitPattern: value))
+    }
+
+    @inline(__always) private func line(of node: Node) -> Int32 {
+        let value = Int(bitPattern: cmark_node_get_user_data(node))
+        return value & 1 != 0 ? Int32(truncatingIfNeeded: value >> 8) : cmark_node_get_start_line(node)
+    }
+
+    @inline(__always) private func setFlag(_ node: Node, _ flag: Int) {
+        let old = Int(bitPattern: cmark_node_get_user_data(node))
+        cmark_node_set_user_data(node, UnsafeMutableRawPointer(bitPattern: old | flag))
+    }
+
+    @inline(__always) private func hasFlag(_ node: Node, _ flag: Int) -> Bool {
+        Int(bitPattern: cmark_node_get_user_data(node)) & flag != 0
+    }
 
     private var footnoteDefs: [String: Node] = [:]
     private var footnoteDefOrder: [String] = []
@@ -178,7 +198,19 @@ final class Transformer {
                 candidates.append(node)
             }
         }
-        for paragraph in candidates { makeTable(paragraph) }
+        for paragraph in candidates where mayHoldTable(paragraph) { makeTable(paragraph) }
+    }
+
+    /// Cheap filter before `makeTable`: a table needs a `|` somewhere in the paragraph's source lines.
+    private func mayHoldTable(_ paragraph: Node) -> Bool {
+        _ = sourceLine(1) // builds lineStarts
+        let first = Int(cmark_node_get_start_line(paragraph))
+        let last = Int(cmark_node_get_end_line(paragraph))
+        guard first >= 1 && first <= lineStarts.count else { return true }
+        let from = lineStarts[first - 1]
+        let to = last < lineStarts.count ? lineStarts[last] : source.count
+        guard to > from else { return false }
+        return source.withUnsafeBufferPointer { memchr($0.baseAddress! + from, Int32(UInt8(ascii: "|")), to - from) != nil }
     }
 
     private func paragraphLines(_ paragraph: Node) -> [ArraySlice<UInt8>] {
@@ -280,75 +312,95 @@ final class Transformer {
         if headerIndex + 2 < lines.count {
             for k in (headerIndex + 2)..<lines.count { rows.append(splitRow(lines[k])) }
         }
-        // Parse all cells in one cmark document: one paragraph per cell. The leading NO-BREAK SPACE
-        // keeps each cell an inline-only paragraph (no list, heading or definition), and counts as
-        // whitespace for emphasis flanking, like the start of a line.
-        var text: [UInt8] = []
-        for row in rows {
-            for c in 0..<columns {
-                text.append(contentsOf: [0xC2, 0xA0])
-                if c < row.count {
-                    let cell = row[c]
-                    var i = cell.startIndex
-                    while i < cell.endIndex {
-                        let b = cell[i]
-                        if b == UInt8(ascii: "\\") && i + 1 < cell.endIndex && cell[i + 1] == UInt8(ascii: "|") {
-                            text.append(UInt8(ascii: "|")); i += 2; continue
-                        }
-                        text.append(b == 0x0D ? 0x20 : b)
-                        i += 1
-                    }
-                }
-                text.append(contentsOf: [0x0A, 0x0A])
-            }
+        // Cells without any byte cmark's inline parser treats specially are one text node each:
+        // build those directly. Otherwise parse all cells in one cmark document (below).
+        var plain = true
+        check: for row in rows {
+            for c in 0..<min(columns, row.count) where !Transformer.isPlainCell(row[c]) { plain = false; break check }
         }
-        guard let cellDoc = text.withUnsafeBufferPointer({ buffer in
-            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-                cmark_parse_document($0, buffer.count, parseFlags)
-            }
-        }) else { return }
-        defer { cmark_node_free(cellDoc) }
         var cellParagraphs: [Node] = []
-        var child = cmark_node_first_child(cellDoc)
-        while let c = child { cellParagraphs.append(c); child = cmark_node_next(c) }
-        guard cellParagraphs.count == rows.count * columns,
-              cellParagraphs.allSatisfy({ kind($0) == CMARK_NODE_PARAGRAPH }) else { return }
+        var cellDoc: Node?
+        defer { if let d = cellDoc { cmark_node_free(d) } }
+        if !plain {
+            // One paragraph per cell. The leading NO-BREAK SPACE keeps each cell an inline-only
+            // paragraph (no list, heading or definition), and counts as whitespace for emphasis
+            // flanking, like the start of a line.
+            var text: [UInt8] = []
+            for row in rows {
+                for c in 0..<columns {
+                    text.append(contentsOf: [0xC2, 0xA0])
+                    if c < row.count {
+                        let cell = row[c]
+                        var i = cell.startIndex
+                        while i < cell.endIndex {
+                            let b = cell[i]
+                            if b == UInt8(ascii: "\\") && i + 1 < cell.endIndex && cell[i + 1] == UInt8(ascii: "|") {
+                                text.append(UInt8(ascii: "|")); i += 2; continue
+                            }
+                            text.append(b == 0x0D ? 0x20 : b)
+                            i += 1
+                        }
+                    }
+                    text.append(contentsOf: [0x0A, 0x0A])
+                }
+            }
+            guard let doc = text.withUnsafeBufferPointer({ buffer in
+                buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                    cmark_parse_document($0, buffer.count, parseFlags)
+                }
+            }) else { return }
+            cellDoc = doc
+            var child = cmark_node_first_child(doc)
+            while let c = child { cellParagraphs.append(c); child = cmark_node_next(c) }
+            guard cellParagraphs.count == rows.count * columns,
+                  cellParagraphs.allSatisfy({ kind($0) == CMARK_NODE_PARAGRAPH }) else { return }
+        }
 
         let baseLine = cmark_node_get_start_line(paragraph) + Int32(headerIndex)
-        let table = makeCustom(block: true, enter: "<table>", exit: "</table>")
-        let head = makeCustom(block: true, enter: "<thead>", exit: "</thead>")
+        let table = makeCustom(block: true, enterC: TableTags.table, exitC: TableTags.tableEnd)
+        let head = makeCustom(block: true, enterC: TableTags.thead, exitC: TableTags.theadEnd)
         append(table, head)
         var body: Node?
-        for (r, _) in rows.enumerated() {
-            let tr = makeCustom(block: true, enter: "<tr>", exit: "</tr>")
-            let tag = r == 0 ? "th" : "td"
+        for r in 0..<rows.count {
+            let tr = makeCustom(block: true, enterC: TableTags.tr, exitC: TableTags.trEnd)
             let line = r == 0 ? baseLine : baseLine + 1 + Int32(r)
             for c in 0..<columns {
-                let cellParagraph = cellParagraphs[r * columns + c]
-                if let first = cmark_node_first_child(cellParagraph), kind(first) == CMARK_NODE_TEXT {
-                    let lit = literalBytes(first)
-                    if lit.count >= 2 && lit[0] == 0xC2 && lit[1] == 0xA0 {
-                        if lit.count == 2 { cmark_node_free(first) } else { setLiteral(first, Array(lit[2...])) }
-                    }
-                }
-                let style: String
+                let alignIndex: Int
                 switch aligns[c] {
-                case .none: style = ""
-                case .left: style = " style=\"text-align: left\""
-                case .center: style = " style=\"text-align: center\""
-                case .right: style = " style=\"text-align: right\""
+                case .none: alignIndex = 0
+                case .left: alignIndex = 1
+                case .center: alignIndex = 2
+                case .right: alignIndex = 3
                 }
-                let cell = makeCustom(block: false, enter: "<\(tag)\(style)>", exit: "</\(tag)>\n")
-                moveChildren(from: cellParagraph, to: cell)
-                walk(cell) { node, entering in if entering { self.lineOverride[node] = line } }
-                cells.insert(cell)
+                let cell = r == 0
+                    ? makeCustom(block: false, enterC: TableTags.th[alignIndex], exitC: TableTags.thEnd)
+                    : makeCustom(block: false, enterC: TableTags.td[alignIndex], exitC: TableTags.tdEnd)
+                if plain {
+                    if c < rows[r].count, !rows[r][c].isEmpty {
+                        let text = makeText(rows[r][c])
+                        setLineOverride(text, line)
+                        append(cell, text)
+                    }
+                    setLineOverride(cell, line)
+                } else {
+                    let cellParagraph = cellParagraphs[r * columns + c]
+                    if let first = cmark_node_first_child(cellParagraph), kind(first) == CMARK_NODE_TEXT {
+                        let lit = literalBytes(first)
+                        if lit.count >= 2 && lit[0] == 0xC2 && lit[1] == 0xA0 {
+                            if lit.count == 2 { cmark_node_free(first) } else { setLiteral(first, Array(lit[2...])) }
+                        }
+                    }
+                    moveChildren(from: cellParagraph, to: cell)
+                    walk(cell) { node, entering in if entering { self.setLineOverride(node, line) } }
+                }
+                setFlag(cell, Transformer.cellFlag)
                 append(tr, cell)
             }
             if r == 0 {
                 append(head, tr)
             } else {
                 if body == nil {
-                    body = makeCustom(block: true, enter: "<tbody>", exit: "</tbody>")
+                    body = makeCustom(block: true, enterC: TableTags.tbody, exitC: TableTags.tbodyEnd)
                     append(table, body!)
                 }
                 append(body!, tr)
@@ -361,6 +413,20 @@ final class Transformer {
         } else {
             replace(paragraph, with: table)
         }
+    }
+
+    /// True if cmark would parse the cell as exactly its bytes in one text node: no control bytes
+    /// and none of the characters that start an inline construct in CommonMark.
+    private static func isPlainCell(_ cell: ArraySlice<UInt8>) -> Bool {
+        for b in cell {
+            switch b {
+            case 0..<0x20, UInt8(ascii: "\\"), UInt8(ascii: "`"), UInt8(ascii: "&"), UInt8(ascii: "_"), UInt8(ascii: "*"),
+                 UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "<"), UInt8(ascii: "!"):
+                return false
+            default: continue
+            }
+        }
+        return true
     }
 
     // MARK: - task lists
@@ -392,12 +458,11 @@ final class Transformer {
 
     private func inlinePass(_ doc: Node) {
         var containers: [Node] = []
-        var seen = Set<Node>()
         walk(doc) { node, entering in
             guard entering else { return }
             let t = kind(node)
-            if t == CMARK_NODE_TEXT || t == CMARK_NODE_CODE, let parent = cmark_node_parent(node), !seen.contains(parent) {
-                seen.insert(parent)
+            if t == CMARK_NODE_TEXT || t == CMARK_NODE_CODE, let parent = cmark_node_parent(node), !hasFlag(parent, Transformer.inlineSeenFlag) {
+                setFlag(parent, Transformer.inlineSeenFlag)
                 containers.append(parent)
             }
         }
@@ -409,16 +474,15 @@ final class Transformer {
     /// back into delimiter text so the relaxed pairing below sees the whole sequence.
     private func repairCJKStrong(_ doc: Node) {
         var containers: [Node] = []
-        var seen = Set<Node>()
         walk(doc) { node, entering in
-            guard entering, kind(node) == CMARK_NODE_TEXT, let parent = cmark_node_parent(node), !seen.contains(parent) else { return }
+            guard entering, kind(node) == CMARK_NODE_TEXT, let parent = cmark_node_parent(node), !hasFlag(parent, Transformer.cjkSeenFlag) else { return }
             let lit = literalBytes(node)
             var i = 0
             while i + 1 < lit.count {
                 let b = lit[i]
                 if (b == UInt8(ascii: "*") || b == UInt8(ascii: "_")) && lit[i + 1] == b && (i + 2 == lit.count || lit[i + 2] != b)
                     && (i == 0 || lit[i - 1] != b) && ((i > 0 && lit[i - 1] >= 0x80) || (i + 2 < lit.count && lit[i + 2] >= 0x80)) {
-                    seen.insert(parent)
+                    setFlag(parent, Transformer.cjkSeenFlag)
                     containers.append(parent)
                     return
                 }
@@ -429,7 +493,7 @@ final class Transformer {
             var child = cmark_node_first_child(container)
             while let c = child {
                 child = cmark_node_next(c)
-                guard kind(c) == CMARK_NODE_STRONG, !seen.contains(c) else { continue }
+                guard kind(c) == CMARK_NODE_STRONG, !hasFlag(c, Transformer.cjkSeenFlag) else { continue }
                 let line = sourceLine(Int(cmark_node_get_start_line(c)))
                 let column = Int(cmark_node_get_start_column(c))
                 var marker: [UInt8] = [UInt8(ascii: "*"), UInt8(ascii: "*")]
@@ -511,7 +575,7 @@ final class Transformer {
         var pieces: [Node] = []
         var plainStart = 0
         var i = 0
-        let line = lineOverride[node] ?? cmark_node_get_start_line(node)
+        let line = self.line(of: node)
         func flush(_ upTo: Int) {
             if upTo > plainStart { pieces.append(makeText(Array(lit[plainStart..<upTo]))) }
         }
@@ -553,7 +617,7 @@ final class Transformer {
                 let link = cmark_node_new(CMARK_NODE_LINK)!
                 withCBytes(url) { _ = cmark_node_set_url(link, $0) }
                 append(link, makeText(text))
-                lineOverride[link] = line
+                setLineOverride(link, line)
                 pieces.append(link)
                 i = end
                 plainStart = i
@@ -565,7 +629,7 @@ final class Transformer {
         flush(n)
         for piece in pieces {
             cmark_node_insert_before(node, piece)
-            if kind(piece) == CMARK_NODE_TEXT { lineOverride[piece] = line }
+            if kind(piece) == CMARK_NODE_TEXT { setLineOverride(piece, line) }
         }
         cmark_node_free(node)
         return delimiters
@@ -690,17 +754,17 @@ final class Transformer {
             while k < delimiters.count && delimiters[k].node == node { if used.contains(k) { group.append(k) }; k += 1 }
             guard !group.isEmpty else { continue }
             let lit = literalArray(node)
-            let line = lineOverride[node] ?? cmark_node_get_start_line(node)
+            let line = self.line(of: node)
             var pos = 0
             for index in group {
                 let off = delimiters[index].offset
-                if off > pos { let t = makeText(Array(lit[pos..<off])); lineOverride[t] = line; cmark_node_insert_before(node, t) }
+                if off > pos { let t = makeText(Array(lit[pos..<off])); setLineOverride(t, line); cmark_node_insert_before(node, t) }
                 let d = makeText(Array(lit[off..<(off + 2)]))
                 cmark_node_insert_before(node, d)
                 delimiterNodes[index] = d
                 pos = off + 2
             }
-            if pos < lit.count { let t = makeText(Array(lit[pos...])); lineOverride[t] = line; cmark_node_insert_before(node, t) }
+            if pos < lit.count { let t = makeText(Array(lit[pos...])); setLineOverride(t, line); cmark_node_insert_before(node, t) }
             cmark_node_free(node)
         }
         for (a, b) in pairs {
@@ -828,7 +892,7 @@ final class Transformer {
             case CMARK_NODE_LINK, CMARK_NODE_IMAGE:
                 let image = kind(node) == CMARK_NODE_IMAGE
                 if entering {
-                    let line = lineOverride[node] ?? cmark_node_get_start_line(node)
+                    let line = self.line(of: node)
                     links.append(MarkdownLink(destination: stringOf(cmark_node_get_url(node)), line: Int(line)))
                     // nodes inside an image's alt text vanish with the image: never convert them
                     if inImage == 0 { if image { imageNodes.append(node) } else { linkNodes.append(node) } }
@@ -839,17 +903,22 @@ final class Transformer {
             case CMARK_NODE_PARAGRAPH, CMARK_NODE_HEADING, CMARK_NODE_ITEM, CMARK_NODE_BLOCK_QUOTE, CMARK_NODE_CUSTOM_BLOCK:
                 if !entering && !plainText.isEmpty && plainText.last != 0x0A { plainText.append(0x0A) }
             case CMARK_NODE_CUSTOM_INLINE:
-                if !entering && cells.contains(node) && plainText.last != 0x20 && plainText.last != 0x0A { plainText.append(0x20) }
+                if !entering && hasFlag(node, Transformer.cellFlag) && plainText.last != 0x20 && plainText.last != 0x0A { plainText.append(0x20) }
             default: break
             }
         }
         guard options.qiitaExtensions else { return }
         for link in linkNodes {
-            let url = stringOf(cmark_node_get_url(link))
-            let lower = url.prefix(8).lowercased()
-            guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { continue }
+            let url = cBytesView(cmark_node_get_url(link))
+            let prefix = hasPrefixCI(url, 0, "http://") ? 7 : hasPrefixCI(url, 0, "https://") ? 8 : 0
+            guard prefix > 0 else { continue }
+            if prefix < url.count && url[prefix] >= 0x80 {
+                // a combining mark right after the prefix changes the Character comparison
+                let lower = String(decoding: url, as: UTF8.self).prefix(8).lowercased()
+                guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { continue }
+            }
             var html = Array("<a href=\"".utf8)
-            appendEscapedHref(&html, url.utf8)
+            appendEscapedHref(&html, url)
             html.append(UInt8(ascii: "\""))
             let title = stringOf(cmark_node_get_title(link))
             if !title.isEmpty {
