@@ -15,33 +15,51 @@ struct FeedWriter {
 
     /// XML-escapes UTF-8 bytes: `& < > " '` become entities; characters XML 1.0 forbids
     /// (C0 controls other than tab and line ends, U+FFFE, U+FFFF) are dropped.
+    /// Runs of bytes that need nothing are copied in one go.
     static func appendEscaped<C: Collection>(_ bytes: C, to out: inout [UInt8]) where C.Element == UInt8 {
+        let done: Void? = bytes.withContiguousStorageIfAvailable { appendEscaped($0, to: &out) }
+        if done == nil { appendEscaped(Array(bytes), to: &out) }
+    }
+
+    static func appendEscaped(_ bytes: [UInt8], to out: inout [UInt8]) {
+        bytes.withUnsafeBufferPointer { appendEscaped($0, to: &out) }
+    }
+
+    static func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         out.reserveCapacity(out.count + bytes.count + bytes.count / 8)
-        var iterator = bytes.makeIterator()
-        var pending: [UInt8] = []
-        while let byte = iterator.next() {
+        let count = bytes.count
+        var runStart = 0
+        var i = 0
+        while i < count {
+            let byte = bytes[i]
+            let replacement: StaticString?
+            var skip = 1
             switch byte {
-            case UInt8(ascii: "&"): out.append(contentsOf: [0x26, 0x61, 0x6D, 0x70, 0x3B])
-            case UInt8(ascii: "<"): out.append(contentsOf: [0x26, 0x6C, 0x74, 0x3B])
-            case UInt8(ascii: ">"): out.append(contentsOf: [0x26, 0x67, 0x74, 0x3B])
-            case UInt8(ascii: "\""): out.append(contentsOf: [0x26, 0x71, 0x75, 0x6F, 0x74, 0x3B])
-            case UInt8(ascii: "'"): out.append(contentsOf: [0x26, 0x61, 0x70, 0x6F, 0x73, 0x3B])
-            case 0x09, 0x0A, 0x0D: out.append(byte)
-            case 0..<0x20: break
-            case 0xEF:
-                // U+FFFE and U+FFFF are EF BF BE / EF BF BF.
-                pending = [byte]
-                if let b1 = iterator.next() {
-                    pending.append(b1)
-                    if b1 == 0xBF, let b2 = iterator.next() {
-                        if b2 == 0xBE || b2 == 0xBF { pending = []; continue }
-                        pending.append(b2)
-                    }
-                }
-                out.append(contentsOf: pending)
-            default: out.append(byte)
+            case UInt8(ascii: "&"): replacement = "&amp;"
+            case UInt8(ascii: "<"): replacement = "&lt;"
+            case UInt8(ascii: ">"): replacement = "&gt;"
+            case UInt8(ascii: "\""): replacement = "&quot;"
+            case UInt8(ascii: "'"): replacement = "&apos;"
+            case 0x09, 0x0A, 0x0D:
+                i += 1
+                continue
+            case 0..<0x20: replacement = ""
+            case 0xEF where i + 2 < count && bytes[i + 1] == 0xBF && (bytes[i + 2] == 0xBE || bytes[i + 2] == 0xBF):
+                // U+FFFE and U+FFFF.
+                replacement = ""
+                skip = 3
+            default:
+                i += 1
+                continue
             }
+            if i > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i])) }
+            if let replacement, replacement.utf8CodeUnitCount > 0 {
+                out.append(contentsOf: UnsafeBufferPointer(start: replacement.utf8Start, count: replacement.utf8CodeUnitCount))
+            }
+            i += skip
+            runStart = i
         }
+        if count > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<count])) }
     }
 
     /// The `<entry>` of one post, the same in every feed that lists it.

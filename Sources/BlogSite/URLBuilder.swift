@@ -32,26 +32,36 @@ struct URLBuilder: Sendable {
     }
 
     func rewriteRootLinks(bytes: [UInt8], absolute: Bool) -> [UInt8] {
-        let prefix = (absolute ? origin : "") + basePath
-        if prefix == "/" { return bytes }
+        let prefix = Array(((absolute ? origin : "") + basePath).utf8)
+        if prefix == [UInt8(ascii: "/")] { return bytes }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count + 256)
-        let patterns: [[UInt8]] = [Array("href=\"/".utf8), Array("src=\"/".utf8)]
-        var i = 0
-        outer: while i < bytes.count {
-            if bytes[i] == UInt8(ascii: "h") || bytes[i] == UInt8(ascii: "s") {
-                for pattern in patterns where i + pattern.count <= bytes.count && bytes[i..<(i + pattern.count)].elementsEqual(pattern) {
-                    // Protocol-relative `//host` stays as is.
-                    let next = i + pattern.count
-                    if next < bytes.count && bytes[next] == UInt8(ascii: "/") { break }
-                    out.append(contentsOf: pattern.dropLast())
-                    out.append(contentsOf: prefix.utf8)
-                    i = next
-                    continue outer
+        bytes.withUnsafeBufferPointer { buffer in
+            let count = buffer.count
+            var runStart = 0
+            var i = 0
+            // Looks for `="/` and checks that `href` or `src` comes before it.
+            while i + 2 < count {
+                guard buffer[i] == UInt8(ascii: "="), buffer[i + 1] == UInt8(ascii: "\""), buffer[i + 2] == UInt8(ascii: "/") else {
+                    i += 1
+                    continue
+                }
+                let isHref = i >= 5 && buffer[i - 4] == UInt8(ascii: "h") && buffer[i - 3] == UInt8(ascii: "r") && buffer[i - 2] == UInt8(ascii: "e")
+                    && buffer[i - 1] == UInt8(ascii: "f") && buffer[i - 5] == UInt8(ascii: " ")
+                let isSrc = i >= 4 && buffer[i - 3] == UInt8(ascii: "s") && buffer[i - 2] == UInt8(ascii: "r") && buffer[i - 1] == UInt8(ascii: "c")
+                    && buffer[i - 4] == UInt8(ascii: " ")
+                // Protocol-relative `//host` stays as is.
+                let protocolRelative = i + 3 < count && buffer[i + 3] == UInt8(ascii: "/")
+                if (isHref || isSrc) && !protocolRelative {
+                    out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[runStart..<(i + 2)]))
+                    out.append(contentsOf: prefix)
+                    i += 3
+                    runStart = i
+                } else {
+                    i += 1
                 }
             }
-            out.append(bytes[i])
-            i += 1
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[runStart..<count]))
         }
         return out
     }
