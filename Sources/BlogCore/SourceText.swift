@@ -17,7 +17,10 @@ public enum SourceText {
         var start = 0
         if bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF { start = 3 }
         let body = bytes[start...]
-        if let bad = firstInvalidUTF8(body) {
+        let hasCR = body.withUnsafeBufferPointer { $0.baseAddress.map { memchr($0, 0x0D, body.count) != nil } ?? false }
+        // The standard library validates quickly; the slow scan below only runs to place an error.
+        guard var text = String(validating: body, as: UTF8.self) else {
+            let bad = firstInvalidUTF8(body) ?? body.startIndex
             var line = 1
             var column = 1
             for byte in body[body.startIndex..<bad] {
@@ -31,8 +34,7 @@ public enum SourceText {
             throw Diagnostic.error(String(format: "the file is not valid UTF-8 (byte 0x%02X); save it as UTF-8", body[bad]),
                                    at: SourceLocation(file: displayPath, line: line, column: column))
         }
-        var text = String(decoding: body, as: UTF8.self)
-        if text.utf8.contains(0x0D) {
+        if hasCR {
             text = text.replacingOccurrences(of: "\r\n", with: "\n")
         }
         return text

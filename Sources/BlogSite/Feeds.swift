@@ -2,6 +2,11 @@ import BlogCore
 import BlogContent
 import Foundation
 
+/// Bytes the XML escaper must look at: markup characters, C0 controls, and 0xEF (U+FFFE/U+FFFF).
+private let xmlSpecial: [Bool] = (0..<256).map { byte in
+    byte < 0x20 || byte == 0x26 || byte == 0x3C || byte == 0x3E || byte == 0x22 || byte == 0x27 || byte == 0xEF
+}
+
 /// Atom feeds, the sitemap and robots.txt.
 struct FeedWriter {
     let model: SiteModel
@@ -31,6 +36,9 @@ struct FeedWriter {
         var runStart = 0
         var i = 0
         while i < count {
+            // Skip plain bytes quickly.
+            while i < count && !xmlSpecial[Int(bytes[i])] { i += 1 }
+            if i >= count { break }
             let byte = bytes[i]
             let replacement: StaticString?
             var skip = 1
