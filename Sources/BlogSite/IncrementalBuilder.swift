@@ -146,16 +146,23 @@ public final class IncrementalBuilder: @unchecked Sendable {
                                            options: SiteModel.Options(includeDrafts: options.includeDrafts, includeFuture: options.includeFuture, now: options.now))
         lap("assemble")
 
-        let renderer = PageRenderer(model: model, theme: theme)
         let postVersions = model.posts.map { contentCache[$0.sourcePath]?.version ?? 0 }
         let pageVersions = model.pages.map { contentCache[$0.sourcePath]?.version ?? 0 }
         let keys = Fingerprints(model: model, postVersions: postVersions, pageVersions: pageVersions, epoch: epoch)
-        let jobs = renderer.jobs
+        let jobs = PageRenderer.jobs(model)
         var jobKeys: [(key: String, fingerprint: Int)] = jobs.map { keys.key(for: $0) }
         var dirty: [Int] = []
         for (index, entry) in jobKeys.enumerated() where outputCache[entry.key]?.fingerprint != entry.fingerprint {
             dirty.append(index)
         }
+        // Only the list items the dirty pages show are built (all of them in a full build).
+        var needed: Set<Int>?
+        if dirty.count < jobs.count {
+            var indices = Set<Int>()
+            for index in dirty { indices.formUnion(PageRenderer.listedPosts(jobs[index], model: model)) }
+            needed = indices
+        }
+        let renderer = PageRenderer(model: model, theme: theme, summariesFor: needed)
         let rendered = try renderer.render(dirty.map { jobs[$0] })
         var newOutputs: [String: CachedOutput] = [:]
         newOutputs.reserveCapacity(jobKeys.count + model.tags.count + 1)

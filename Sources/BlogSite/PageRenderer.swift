@@ -43,7 +43,9 @@ struct PageRenderer {
     /// The archive's years (with months), shown on every archive page: built once.
     let yearsTree: MustacheValue
 
-    init(model: SiteModel, theme: Theme) {
+    /// `summariesFor`: the posts whose list-item view will be needed (nil: all). An incremental
+    /// rebuild that renders a few pages builds only the views those pages show.
+    init(model: SiteModel, theme: Theme, summariesFor needed: Set<Int>? = nil) {
         self.model = model
         self.theme = theme
         let config = model.config
@@ -86,7 +88,8 @@ struct PageRenderer {
         let language = config.language
         yearsTree = PageRenderer.years(model)
         postSummaries = model.posts.indices.map { index in
-            PageRenderer.postValue(model.posts[index], tags: model.postTags[index].map { tagValues[$0] }, urls: urls, language: language, full: false)
+            if let needed, !needed.contains(index) { return .null }
+            return PageRenderer.postValue(model.posts[index], tags: model.postTags[index].map { tagValues[$0] }, urls: urls, language: language, full: false)
         }
     }
 
@@ -117,29 +120,24 @@ struct PageRenderer {
         return .object(fields)
     }
 
-    var jobs: [PageJob] {
-        var jobs: [PageJob] = []
+    /// The posts a page shows as list items.
+    static func listedPosts(_ job: PageJob, model: SiteModel) -> [Int] {
         let perPage = model.config.postsPerPage
-        let homePages = max(1, (model.posts.count + perPage - 1) / perPage)
-        for page in 1...homePages { jobs.append(.home(page: page)) }
-        for index in model.posts.indices { jobs.append(.post(index)) }
-        for index in model.pages.indices { jobs.append(.page(index)) }
-        jobs.append(.tags)
-        for (index, tag) in model.tags.enumerated() {
-            let pages = max(1, (tag.postIndices.count + perPage - 1) / perPage)
-            for page in 1...pages { jobs.append(.tag(index, page: page)) }
+        func slice(_ indices: [Int], _ page: Int) -> ArraySlice<Int> {
+            let start = (page - 1) * perPage
+            return start < indices.count ? indices[start..<min(indices.count, start + perPage)] : []
         }
-        jobs.append(.archiveAll)
-        for (index, year) in model.years.enumerated() {
-            jobs.append(.archiveYear(index))
-            for monthIndex in (model.months[year.year] ?? []).indices {
-                jobs.append(.archiveMonth(year: year.year, monthIndex: monthIndex))
-            }
+        switch job {
+        case .home(let page): return Array(slice(Array(model.posts.indices), page))
+        case .post(let index): return model.related[index]
+        case .tag(let tagIndex, let page): return Array(slice(model.tags[tagIndex].postIndices, page))
+        case .archiveYear(let index): return model.years[index].postIndices
+        case .archiveMonth(let year, let monthIndex): return model.months[year]![monthIndex].postIndices
+        case .page, .tags, .archiveAll, .search, .notFound: return []
         }
-        jobs.append(.search)
-        jobs.append(.notFound)
-        return jobs
     }
+
+    var jobs: [PageJob] { PageRenderer.jobs(model) }
 
     /// Renders the given pages on all cores, in order. Template errors are collected and thrown together.
     func render(_ jobs: [PageJob]) throws -> [OutputFile] {
@@ -347,6 +345,30 @@ struct PageRenderer {
     }
 
     func yearsValue() -> MustacheValue { yearsTree }
+
+    static func jobs(_ model: SiteModel) -> [PageJob] {
+        var jobs: [PageJob] = []
+        let perPage = model.config.postsPerPage
+        let homePages = max(1, (model.posts.count + perPage - 1) / perPage)
+        for page in 1...homePages { jobs.append(.home(page: page)) }
+        for index in model.posts.indices { jobs.append(.post(index)) }
+        for index in model.pages.indices { jobs.append(.page(index)) }
+        jobs.append(.tags)
+        for (index, tag) in model.tags.enumerated() {
+            let pages = max(1, (tag.postIndices.count + perPage - 1) / perPage)
+            for page in 1...pages { jobs.append(.tag(index, page: page)) }
+        }
+        jobs.append(.archiveAll)
+        for (index, year) in model.years.enumerated() {
+            jobs.append(.archiveYear(index))
+            for monthIndex in (model.months[year.year] ?? []).indices {
+                jobs.append(.archiveMonth(year: year.year, monthIndex: monthIndex))
+            }
+        }
+        jobs.append(.search)
+        jobs.append(.notFound)
+        return jobs
+    }
 
     static func years(_ model: SiteModel) -> MustacheValue {
         let urls = URLBuilder(config: model.config)
