@@ -26,7 +26,7 @@ build: release
 ## Runs the whole test suite: Swift unit and end-to-end tests, then the browser and validator checks.
 test: test-deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --parallel --num-workers 2
+	$(SWIFT) test --skip-build
 	$(SWIFT) build --product blog
 	BLOG=$(BLOG_DEBUG) .venv/bin/python -m pytest -q Tests/integration
 

@@ -80,9 +80,10 @@ public final class PreviewSession: @unchecked Sendable {
             } catch {
                 var lines = formatError(error)
                 if lines.isEmpty { lines = ["build failed"] }
-                store.setErrors(lines)
+                // The terminal first, then the browsers: whoever sees the overlay can also find it in the terminal.
                 console?.printError("build failed; still serving the last good version:")
                 for line in lines { console?.printError("  " + line) }
+                store.setErrors(lines)
                 return false
             }
         }
