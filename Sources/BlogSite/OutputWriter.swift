@@ -6,11 +6,15 @@ import Glibc
 
 /// Writes a built site to disk without ever leaving a half-written output folder or losing a file
 /// blog did not write:
-/// - the site is written into a staging folder beside the output, then swapped in with renames;
-/// - a file whose bytes did not change is hard-linked from the previous build (same inode, same
-///   modification time, so rsync and CDNs see no change);
-/// - files a previous build wrote (listed in its manifest) and this build does not are dropped;
-/// - anything else found in the output folder (a `.git`, a `CNAME` put there by hand) is carried over;
+/// - a first build is written into a staging folder beside the output and renamed into place;
+/// - later builds change the output in two steps: every new or changed file is first written
+///   next to its target under a temporary name (a failure here removes them all and leaves the
+///   output as it was), then all of them are renamed over their targets at once;
+/// - a file whose bytes did not change is not touched (same inode, same modification time, so
+///   rsync and CDNs see no change);
+/// - files a previous build wrote (listed in its manifest) and this build does not are removed;
+/// - anything else in the output folder (a `.git`, a `CNAME` put there by hand) is left alone, and a
+///   build that would overwrite such a file stops with an error instead;
 /// - an output folder that is the source folder or contains it is refused, and so is a non-empty
 ///   folder without blog's manifest.
 public struct OutputWriter {
@@ -29,13 +33,11 @@ public struct OutputWriter {
         public var written = 0
         public var unchanged = 0
         public var removed = 0
-        public var preserved = 0
 
-        public init(written: Int = 0, unchanged: Int = 0, removed: Int = 0, preserved: Int = 0) {
+        public init(written: Int = 0, unchanged: Int = 0, removed: Int = 0) {
             self.written = written
             self.unchanged = unchanged
             self.removed = removed
-            self.preserved = preserved
         }
     }
 
@@ -88,22 +90,7 @@ public struct OutputWriter {
     @discardableResult
     public func write(_ files: [OutputFile]) throws -> Summary {
         try validate()
-        let fm = FileManager.default
-        let parent = output.deletingLastPathComponent()
-        let name = output.lastPathComponent
-        let pid = getpid()
-        let staging = parent.appendingPathComponent(".\(name).blog-staging-\(pid)")
-        let retired = parent.appendingPathComponent(".\(name).blog-old-\(pid)")
         let location = SourceLocation(file: output.path)
-        do {
-            try fm.createDirectory(at: parent, withIntermediateDirectories: true)
-        } catch {
-            throw Diagnostic.error("cannot create the folder \(parent.path): \(error.localizedDescription)", at: location)
-        }
-        if fm.fileExists(atPath: staging.path) { try? fm.removeItem(at: staging) }
-        let hadOutput = fm.fileExists(atPath: output.path)
-        let oldManifest = hadOutput ? readManifest() : []
-        var summary = Summary()
         var newPaths = Set<String>()
         for file in files {
             guard OutputWriter.isSafeRelativePath(file.path) else {
@@ -111,166 +98,153 @@ public struct OutputWriter {
             }
             newPaths.insert(file.path)
         }
-
-        // Files in the old output that blog did not write: carried over, never overwritten.
-        var foreign: [String] = []
-        if hadOutput {
-            for relative in OutputWriter.walk(output) where relative != OutputWriter.manifestName && !oldManifest.contains(relative) {
-                if newPaths.contains(relative) {
-                    throw Diagnostic.error("\(relative) in the output folder was not written by blog and this build would replace it; move it to static/ or delete it", at: location)
-                }
-                foreign.append(relative)
-            }
+        let exists = FileManager.default.fileExists(atPath: output.path)
+        let entries = exists ? try FileManager.default.contentsOfDirectory(atPath: output.path) : []
+        if !entries.isEmpty {
+            return try update(files, newPaths: newPaths, location: location)
         }
+        return try writeFresh(files, newPaths: newPaths, exists: exists, location: location)
+    }
 
+    /// First build: everything into a staging folder, then one rename.
+    func writeFresh(_ files: [OutputFile], newPaths: Set<String>, exists: Bool, location: SourceLocation) throws -> Summary {
+        let fm = FileManager.default
+        let parent = output.deletingLastPathComponent()
+        let staging = parent.appendingPathComponent(".\(output.lastPathComponent).blog-staging-\(getpid())")
         do {
-            try fm.createDirectory(at: staging, withIntermediateDirectories: true)
-            // Directories first, then the files on all cores.
-            var directories = Set<String>()
-            for path in newPaths.union(foreign) {
-                let directory = (path as NSString).deletingLastPathComponent
-                if !directory.isEmpty { directories.insert(directory) }
+            try fm.createDirectory(at: parent, withIntermediateDirectories: true)
+        } catch {
+            throw Diagnostic.error("cannot create the folder \(parent.path): \(error.localizedDescription)", at: location)
+        }
+        if fm.fileExists(atPath: staging.path) { try? fm.removeItem(at: staging) }
+        do {
+            guard mkdir(staging.path, 0o755) == 0 else {
+                throw Diagnostic.error("cannot create \(staging.path): \(String(cString: strerror(errno)))", at: location)
             }
-            // Sorted, so parents come before children; plain mkdir(2) keeps this cheap for thousands of folders.
-            var made = Set<String>()
-            for directory in directories.sorted() {
-                var partial = ""
-                for component in directory.split(separator: "/") {
-                    partial += partial.isEmpty ? String(component) : "/" + component
-                    if made.insert(partial).inserted {
-                        let path = staging.path + "/" + partial
-                        if mkdir(path, 0o755) != 0 && errno != EEXIST {
-                            throw Diagnostic.error("cannot create \(partial): \(String(cString: strerror(errno)))", at: location)
-                        }
-                    }
-                }
-            }
-            var outcomes = [Int8](repeating: 0, count: files.count)
-            var failure: String?
-            let lock = Mutex()
-            let oldRoot = output.path
-            let newRoot = staging.path
-            outcomes.withUnsafeMutableBufferPointer { buffer in
-                let out = buffer
-                DispatchQueue.concurrentPerform(iterations: files.count) { index in
-                    let file = files[index]
-                    let oldPath = oldRoot + "/" + file.path
-                    let newPath = newRoot + "/" + file.path
-                    if oldManifest.contains(file.path) && OutputWriter.sameBytes(atPath: oldPath, file.bytes) && link(oldPath, newPath) == 0 {
-                        out[index] = 1
-                        return
-                    }
-                    if !OutputWriter.writeBytes(file.bytes, toPath: newPath) {
-                        let reason = String(cString: strerror(errno))
-                        lock.withLock { failure = failure ?? "cannot write \(file.path): \(reason)" }
-                    }
-                }
-            }
-            if let failure { throw Diagnostic.error(failure, at: location) }
-            summary.unchanged = outcomes.filter { $0 == 1 }.count
-            summary.written = files.count - summary.unchanged
-            for relative in foreign {
-                let from = output.appendingPathComponent(relative).path
-                let to = staging.appendingPathComponent(relative).path
-                if !OutputWriter.carryOver(from: from, to: to) {
-                    throw Diagnostic.error("cannot keep \(relative) from the old output folder: \(String(cString: strerror(errno)))", at: location)
-                }
-            }
-            summary.preserved = foreign.count
-            summary.removed = oldManifest.subtracting(newPaths).count
-            let manifest = ([OutputWriter.manifestHeader] + newPaths.sorted()).joined(separator: "\n") + "\n"
-            guard OutputWriter.writeBytes(Array(manifest.utf8), toPath: staging.appendingPathComponent(OutputWriter.manifestName).path) else {
-                throw Diagnostic.error("cannot write the manifest: \(String(cString: strerror(errno)))", at: location)
+            try OutputWriter.makeDirectories(for: newPaths, under: staging.path, location: location)
+            try OutputWriter.writeAll(files, root: staging.path, suffix: "", location: location)
+            try writeManifest(newPaths, root: staging.path, location: location)
+            if exists { rmdir(output.path) }
+            guard rename(staging.path, output.path) == 0 else {
+                throw Diagnostic.error("cannot move the new site into place: \(String(cString: strerror(errno)))", at: location)
             }
         } catch {
             try? fm.removeItem(at: staging)
             throw error
         }
+        return Summary(written: files.count)
+    }
 
-        // Swap: the old folder steps aside, the new one takes its name.
-        if hadOutput {
-            guard rename(output.path, retired.path) == 0 else {
-                let reason = String(cString: strerror(errno))
-                try? fm.removeItem(at: staging)
-                throw Diagnostic.error("cannot replace the output folder: \(reason)", at: location)
-            }
-        }
-        guard rename(staging.path, output.path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            if hadOutput { _ = rename(retired.path, output.path) }
-            try? fm.removeItem(at: staging)
-            throw Diagnostic.error("cannot move the new site into place: \(reason)", at: location)
-        }
-        if hadOutput {
-            // Everything in the retired folder is either listed in its manifest or was carried over
-            // (hard-linked) into the new folder; remove exactly those, then the empty folders.
-            let accounted = oldManifest.union(foreign).union([OutputWriter.manifestName])
-            var leftovers = false
-            for relative in OutputWriter.walk(retired) {
-                if accounted.contains(relative) {
-                    unlink(retired.path + "/" + relative)
+    /// Later builds: changed files are staged beside their targets, then renamed over them together.
+    func update(_ files: [OutputFile], newPaths: Set<String>, location: SourceLocation) throws -> Summary {
+        let root = output.path
+        let oldManifest = readManifest()
+        // Compare with what is there (on all cores); a path blog did not write before must not exist.
+        var state = [Int8](repeating: 0, count: files.count) // 0 write, 1 unchanged, 2 foreign file in the way
+        state.withUnsafeMutableBufferPointer { buffer in
+            let out = buffer
+            DispatchQueue.concurrentPerform(iterations: files.count) { index in
+                let file = files[index]
+                let path = root + "/" + file.path
+                if oldManifest.contains(file.path) {
+                    out[index] = OutputWriter.sameBytes(atPath: path, file.bytes) ? 1 : 0
                 } else {
-                    leftovers = true
+                    var info = stat()
+                    out[index] = lstat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFDIR ? 2 : 0
                 }
             }
-            if !leftovers {
-                OutputWriter.removeEmptyDirectories(retired)
+        }
+        if let clash = state.firstIndex(of: 2) {
+            throw Diagnostic.error("\(files[clash].path) in the output folder was not written by blog and this build would replace it; move it to static/ or delete it", at: location)
+        }
+        let changed = files.indices.filter { state[$0] == 0 }
+        let stale = oldManifest.subtracting(newPaths)
+        if changed.isEmpty && stale.isEmpty {
+            return Summary(unchanged: files.count)
+        }
+        let suffix = ".blog-tmp-\(getpid())"
+        let toWrite = changed.map { files[$0] }
+        try OutputWriter.makeDirectories(for: Set(toWrite.map(\.path)), under: root, location: location)
+        do {
+            try OutputWriter.writeAll(toWrite, root: root, suffix: suffix, location: location)
+        } catch {
+            for file in toWrite { unlink(root + "/" + file.path + suffix) }
+            throw error
+        }
+        // The switch: renames only, each atomic.
+        for file in toWrite {
+            let target = root + "/" + file.path
+            if rename(target + suffix, target) != 0 {
+                let reason = String(cString: strerror(errno))
+                throw Diagnostic.error("cannot replace \(file.path): \(reason)", at: location)
             }
         }
-        return summary
+        // Stale files, then the folders they leave empty (deepest first).
+        var emptied = Set<String>()
+        for path in stale {
+            unlink(root + "/" + path)
+            var directory = OutputWriter.parent(of: path)
+            while !directory.isEmpty {
+                emptied.insert(directory)
+                directory = OutputWriter.parent(of: directory)
+            }
+        }
+        for directory in emptied.sorted(by: { $0.count > $1.count }) {
+            rmdir(root + "/" + directory) // fails harmlessly when not empty
+        }
+        try writeManifest(newPaths, root: root, location: location)
+        return Summary(written: toWrite.count, unchanged: files.count - toWrite.count, removed: stale.count)
+    }
+
+    func writeManifest(_ paths: Set<String>, root: String, location: SourceLocation) throws {
+        let manifest = ([OutputWriter.manifestHeader] + paths.sorted()).joined(separator: "\n") + "\n"
+        let target = root + "/" + OutputWriter.manifestName
+        guard OutputWriter.writeBytes(Array(manifest.utf8), toPath: target + ".tmp"), rename(target + ".tmp", target) == 0 else {
+            throw Diagnostic.error("cannot write the manifest: \(String(cString: strerror(errno)))", at: location)
+        }
+    }
+
+    /// `a/b/c` → `a/b`; `a` → ``.
+    static func parent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "" }
+        return String(path[..<slash])
+    }
+
+    /// Creates the folders of `paths` under `root` with mkdir(2), parents first.
+    static func makeDirectories(for paths: Set<String>, under root: String, location: SourceLocation) throws {
+        var directories = Set<String>()
+        for path in paths {
+            var directory = parent(of: path)
+            while !directory.isEmpty {
+                guard directories.insert(directory).inserted else { break }
+                directory = parent(of: directory)
+            }
+        }
+        for directory in directories.sorted(by: { $0.count < $1.count }) {
+            let path = root + "/" + directory
+            if mkdir(path, 0o755) != 0 && errno != EEXIST {
+                throw Diagnostic.error("cannot create \(directory): \(String(cString: strerror(errno)))", at: location)
+            }
+        }
+    }
+
+    /// Writes files under `root` (each at its path + `suffix`) on all cores.
+    static func writeAll(_ files: [OutputFile], root: String, suffix: String, location: SourceLocation) throws {
+        var failure: String?
+        let lock = Mutex()
+        DispatchQueue.concurrentPerform(iterations: files.count) { index in
+            let file = files[index]
+            if !OutputWriter.writeBytes(file.bytes, toPath: root + "/" + file.path + suffix) {
+                let reason = String(cString: strerror(errno))
+                lock.withLock { failure = failure ?? "cannot write \(file.path): \(reason)" }
+            }
+        }
+        if let failure { throw Diagnostic.error(failure, at: location) }
     }
 
     static func isSafeRelativePath(_ path: String) -> Bool {
         if path.isEmpty || path.hasPrefix("/") || path.contains("\0") { return false }
         return !path.split(separator: "/", omittingEmptySubsequences: false).contains { $0 == ".." || $0 == "." || $0.isEmpty }
-    }
-
-    /// Regular files and symbolic links below a folder (relative paths, dotfiles included).
-    static func walk(_ root: URL) -> [String] {
-        var result: [String] = []
-        func visit(_ path: String, _ prefix: String) {
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return }
-            for name in names.sorted() {
-                let child = path + "/" + name
-                var info = stat()
-                guard lstat(child, &info) == 0 else { continue }
-                if (info.st_mode & S_IFMT) == S_IFDIR {
-                    visit(child, prefix + name + "/")
-                } else {
-                    result.append(prefix + name)
-                }
-            }
-        }
-        visit(root.path, "")
-        return result
-    }
-
-    static func removeEmptyDirectories(_ root: URL) {
-        func visit(_ path: String) {
-            if let names = try? FileManager.default.contentsOfDirectory(atPath: path) {
-                for name in names {
-                    var info = stat()
-                    let child = path + "/" + name
-                    if lstat(child, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR { visit(child) }
-                }
-            }
-            rmdir(path)
-        }
-        visit(root.path)
-    }
-
-    static func carryOver(from: String, to: String) -> Bool {
-        var info = stat()
-        guard lstat(from, &info) == 0 else { return false }
-        if (info.st_mode & S_IFMT) == S_IFLNK {
-            var buffer = [CChar](repeating: 0, count: 4096)
-            let count = readlink(from, &buffer, buffer.count - 1)
-            guard count >= 0 else { return false }
-            buffer[count] = 0
-            return symlink(buffer, to) == 0
-        }
-        if link(from, to) == 0 { return true }
-        return (try? FileManager.default.copyItem(atPath: from, toPath: to)) != nil
     }
 
     static func sameBytes(atPath path: String, _ bytes: [UInt8]) -> Bool {

@@ -18,15 +18,26 @@ final class OutputWriterTests: XCTestCase {
         // A file the user put there by hand must survive.
         try "mine".write(to: output.appendingPathComponent("notes.txt"), atomically: true, encoding: .utf8)
         summary = try writer.write([file("a/index.html", "A"), file("b.txt", "B2")])
-        XCTAssertEqual(summary, OutputWriter.Summary(written: 1, unchanged: 1, removed: 1, preserved: 1))
+        XCTAssertEqual(summary, OutputWriter.Summary(written: 1, unchanged: 1, removed: 1))
         let after = try FileManager.default.attributesOfItem(atPath: output.appendingPathComponent("a/index.html").path)
         XCTAssertEqual(before[.systemFileNumber] as? Int, after[.systemFileNumber] as? Int, "an unchanged file is not rewritten")
         XCTAssertEqual(before[.modificationDate] as? Date, after[.modificationDate] as? Date)
         XCTAssertEqual(try String(contentsOf: output.appendingPathComponent("b.txt"), encoding: .utf8), "B2")
         XCTAssertFalse(FileManager.default.fileExists(atPath: output.appendingPathComponent("old.txt").path))
         XCTAssertEqual(try String(contentsOf: output.appendingPathComponent("notes.txt"), encoding: .utf8), "mine")
+        // Nothing changed: nothing is touched.
+        XCTAssertEqual(try writer.write([file("a/index.html", "A"), file("b.txt", "B2")]), OutputWriter.Summary(unchanged: 2))
+        // A folder emptied of blog's files goes; one with a file of the user's stays.
+        try "x".write(to: output.appendingPathComponent("a/mine.txt"), atomically: true, encoding: .utf8)
+        try writer.write([file("c/d/index.html", "C")])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output.appendingPathComponent("b.txt").path))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: output.appendingPathComponent("a/mine.txt").path))
+        try writer.write([file("index.html", "I")])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output.appendingPathComponent("c").path), "emptied folders are removed")
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: root.path).filter { $0.hasPrefix(".") }
-        XCTAssertEqual(leftovers, [], "no staging or retired folders are left behind")
+        XCTAssertEqual(leftovers, [], "no staging folder is left behind")
+        let temporary = try FileManager.default.subpathsOfDirectory(atPath: output.path).filter { $0.contains(".blog-tmp") || $0.hasSuffix(".tmp") }
+        XCTAssertEqual(temporary, [], "no temporary files are left behind")
     }
 
     func testRefusesForeignFolderAndSourceFolder() throws {
@@ -60,5 +71,22 @@ final class OutputWriterTests: XCTestCase {
         XCTAssertThrowsError(try writer.write([file("../escape.txt", "x")]))
         XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("escape.txt").path))
         XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("public").path))
+    }
+}
+
+final class OutputWriterFailureTests: XCTestCase {
+    func testAFailedWriteLeavesTheOldOutputAsItWas() throws {
+        let root = try Fixtures.temporaryDirectory()
+        let output = root.appendingPathComponent("public")
+        let writer = OutputWriter(output: output, source: root.appendingPathComponent("site"))
+        try writer.write([OutputFile(path: "a.txt", bytes: Array("old a".utf8)), OutputFile(path: "sub/b.txt", bytes: Array("old b".utf8))])
+        // A folder sitting where the second file's temporary copy goes makes that write fail, even for root.
+        let blocker = output.appendingPathComponent("sub/b.txt.blog-tmp-\(getpid())")
+        try FileManager.default.createDirectory(at: blocker, withIntermediateDirectories: true)
+        XCTAssertThrowsError(try writer.write([OutputFile(path: "a.txt", bytes: Array("new a".utf8)), OutputFile(path: "sub/b.txt", bytes: Array("new b".utf8))]))
+        XCTAssertEqual(try String(contentsOf: output.appendingPathComponent("a.txt"), encoding: .utf8), "old a", "nothing was switched")
+        XCTAssertEqual(try String(contentsOf: output.appendingPathComponent("sub/b.txt"), encoding: .utf8), "old b")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: output.path).filter { $0.contains("blog-tmp") }, [],
+                       "the first file's temporary copy was removed")
     }
 }
