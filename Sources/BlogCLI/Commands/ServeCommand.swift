@@ -20,6 +20,7 @@ enum ServeCommand: BlogCommand {
         .flag("future", "Include posts dated in the future."),
         .flag("no-reload", "Do not inject the live-reload script."),
         .flag("open", "Open the site in the default browser."),
+        .flag("timings", "Print the time each phase of every rebuild took."),
     ]
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> Int32 {
@@ -52,10 +53,15 @@ enum ServeCommand: BlogCommand {
         let builder = IncrementalBuilder(options: BuildOptions(siteDirectory: source, includeDrafts: arguments.flag("drafts"),
                                                                includeFuture: arguments.flag("future"), baseURL: localBase,
                                                                hashAssetNames: false))
+        let showTimings = arguments.flag("timings")
         let roots = ["content", "static", "themes", "layouts", "blog.yml"].map { source.appendingPathComponent($0).path }
         let session = PreviewSession(watching: roots, store: store, console: console) { changed in
             let result = try builder.rebuild(changed: changed)
             for warning in result.warnings { console.report(warning) }
+            if showTimings {
+                let phases = result.site.timings.map { String(format: "%@ %.1f ms", $0.phase, $0.seconds * 1000) }.joined(separator: ", ")
+                console.printError("  \(phases); \(result.renderedPages) pages rendered")
+            }
             return SiteSnapshot(files: result.files)
         }
         try session.start()
