@@ -90,8 +90,13 @@ struct DocumentAnalyzer {
     var pool: UnsafeMutablePointer<UInt8>
     var poolCount = 0
     var poolCapacity: Int
+    /// Scratch for identifiers: lowercased copy and spans (bytes), part and token bounds (ints).
+    let wordBytes: UnsafeMutablePointer<UInt8>
+    let wordInts: UnsafeMutablePointer<Int>
 
     init() {
+        wordBytes = .allocate(capacity: 4096)
+        wordInts = .allocate(capacity: 1024)
         let tableSize = 1 << 13
         table = .allocate(capacity: tableSize)
         tableStamp = .allocate(capacity: tableSize)
@@ -112,6 +117,7 @@ struct DocumentAnalyzer {
         table.deallocate(); tableStamp.deallocate()
         hashes.deallocate(); starts.deallocate(); lengths.deallocate()
         masks.deallocate(); tfs.deallocate(); residues.deallocate(); pool.deallocate()
+        wordBytes.deallocate(); wordInts.deallocate()
     }
 
     mutating func analyze(_ doc: SearchDocument) -> AnalyzedDocument {
@@ -246,7 +252,7 @@ struct DocumentAnalyzer {
         let t = slot(p, n)
         masks[t] |= Int32(1 << field)
         if field >= 3 { tfs[t] += 1 }
-        residues[t] |= UInt8(1 << (position % PostingAccumulator.positionModulus))
+        residues[t] |= UInt8(truncatingIfNeeded: 1 &<< (UInt(bitPattern: position) % 6))
     }
 
     // MARK: Scanner
@@ -278,6 +284,7 @@ struct DocumentAnalyzer {
             }
             let b0 = p[i]
             if b0 < 0x80 { i += 1; continue }
+            if b0 >= 0xE5 && b0 <= 0xE9 { i += 3; continue }  // U+5000…U+9FFF: unified ideographs
             if b0 < 0xE0 { return false }  // U+0080…U+07FF: never in the stable set
             if b0 >= 0xF0 { return false }
             let cp = UInt32(b0 & 0x0F) << 12 | UInt32(p[i + 1] & 0x3F) << 6 | UInt32(p[i + 2] & 0x3F)
@@ -314,6 +321,9 @@ struct DocumentAnalyzer {
                 } else {
                     k = 0
                 }
+            } else if b0 >= 0xE5 && b0 <= 0xE9 {
+                k = 1  // U+5000…U+9FFF: unified ideographs
+                length = 3
             } else {
                 var cp: UInt32
                 if b0 < 0xE0 {
@@ -386,10 +396,93 @@ struct DocumentAnalyzer {
                 add(token.baseAddress!, token.count, field: field, position: pos)
             }
         } else {
-            emitted = SearchTokenizer.emitASCIIIdentifier(word, wholeOnly: false, position: position) { token, pos in
-                add(token.baseAddress!, token.count, field: field, position: pos)
-            }
+            emitted = asciiIdentifier(p, n, field: field, position: position)
         }
         return emitted ? position + 1 : position
+    }
+
+    /// `SearchTokenizer.emitASCIIIdentifier` without closures or temporary allocations: whole word,
+    /// parts, and concatenations of 2…3 adjacent parts, each distinct token once.
+    mutating func asciiIdentifier(_ p: UnsafePointer<UInt8>, _ n: Int, field: Int, position: Int) -> Bool {
+        if n > SearchTokenizer.maxWordLength { return false }
+        var lo = 0, hi = n
+        while lo < hi && p[lo] == 0x5F { lo += 1 }
+        while hi > lo && p[hi - 1] == 0x5F { hi -= 1 }
+        if lo == hi { return false }
+        let out = wordBytes
+        var i = 0
+        while i < n {
+            let c = p[i]
+            out[i] = (c >= 0x41 && c <= 0x5A) ? c + 0x20 : c
+            i += 1
+        }
+        add(out + lo, hi - lo, field: field, position: position)
+        let parts = wordInts
+        var partCount = 0
+        var partStart = -1
+        i = 0
+        while i < n {
+            let c = p[i]
+            if c == 0x5F {
+                if partStart >= 0 { parts[2 * partCount] = partStart; parts[2 * partCount + 1] = i; partCount += 1; partStart = -1 }
+                i += 1
+                continue
+            }
+            if partStart >= 0 {
+                if c >= 0x41 && c <= 0x5A {
+                    let prev = p[i - 1]
+                    let prevLower = prev >= 0x61 && prev <= 0x7A
+                    let prevDigit = prev >= 0x30 && prev <= 0x39
+                    let prevUpper = prev >= 0x41 && prev <= 0x5A
+                    let nextLower = i + 1 < n && p[i + 1] >= 0x61 && p[i + 1] <= 0x7A
+                    if prevLower || prevDigit || (prevUpper && nextLower) {
+                        parts[2 * partCount] = partStart; parts[2 * partCount + 1] = i; partCount += 1
+                        partStart = i
+                    }
+                }
+            } else {
+                partStart = i
+            }
+            i += 1
+        }
+        if partStart >= 0 { parts[2 * partCount] = partStart; parts[2 * partCount + 1] = n; partCount += 1 }
+        if partCount < 2 { return true }
+        let offsets = parts + 2 * partCount  // emitted tokens (start, end) in `out`
+        offsets[0] = lo; offsets[1] = hi
+        var emittedCount = 1
+        var write = 2 * n
+        let longest = partCount > SearchTokenizer.maxPartsForSpans ? 1 : min(SearchTokenizer.maxSpanParts, partCount)
+        var length = 1
+        while length <= longest {
+            var start = 0
+            while start + length <= partCount {
+                let tokenStart = write
+                var q = start
+                while q < start + length {
+                    let a = parts[2 * q], b = parts[2 * q + 1]
+                    (out + write).update(from: out + a, count: b - a)
+                    write += b - a
+                    q += 1
+                }
+                let tokenLength = write - tokenStart
+                var duplicate = false
+                var e = 0
+                while e < emittedCount {
+                    let ea = offsets[2 * e], eb = offsets[2 * e + 1]
+                    if eb - ea == tokenLength && memcmp(out + ea, out + tokenStart, tokenLength) == 0 { duplicate = true; break }
+                    e += 1
+                }
+                if duplicate {
+                    write = tokenStart
+                } else {
+                    offsets[2 * emittedCount] = tokenStart; offsets[2 * emittedCount + 1] = write
+                    emittedCount += 1
+                    add(out + tokenStart, tokenLength, field: field, position: position)
+                }
+                start += 1
+            }
+            length += 1
+        }
+        return true
     }
 }
