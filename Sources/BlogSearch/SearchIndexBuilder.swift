@@ -32,36 +32,61 @@ public enum SearchIndexBuilder {
     }
 
     public static func build(_ documents: [SearchDocument], options: Options) -> [(path: String, bytes: [UInt8])] {
-        let docs = orderedDocuments(documents)
+        build(analyzed: analyzeAll(documents), options: options)
+    }
+
+    /// Tokenizes one document, independently of every other document.
+    public static func analyze(_ document: SearchDocument) -> AnalyzedDocument {
+        var analyzer = DocumentAnalyzer()
+        defer { analyzer.free() }
+        return analyzer.analyze(document)
+    }
+
+    /// `analyze` for every document, on all cores; results in input order.
+    public static func analyzeAll(_ documents: [SearchDocument]) -> [AnalyzedDocument] {
+        let count = documents.count
+        if count == 0 { return [] }
+        let workers = min(count, max(1, ProcessInfo.processInfo.activeProcessorCount))
+        let batch = 8
+        let batches = (count + batch - 1) / batch
+        let results = UnsafeMutablePointer<AnalyzedDocument?>.allocate(capacity: count)
+        results.initialize(repeating: nil, count: count)
+        defer { results.deinitialize(count: count); results.deallocate() }
+        let next = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+        next.initialize(to: 0)
+        defer { next.deallocate() }
+        let lock = NSLock()
+        // Workers take batches of documents in turn (posts differ a lot in size).
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            var analyzer = DocumentAnalyzer()
+            defer { analyzer.free() }
+            while true {
+                lock.lock()
+                let b = next.pointee
+                next.pointee += 1
+                lock.unlock()
+                if b >= batches { break }
+                for i in (b * batch)..<min(count, (b + 1) * batch) {
+                    results[i] = analyzer.analyze(documents[i])
+                }
+            }
+        }
+        return (0..<count).map { results[$0]! }
+    }
+
+    /// The index of already analyzed documents: the same bytes as `build(_:options:)` of their
+    /// documents. Input order does not matter.
+    public static func build(analyzed input: [AnalyzedDocument], options: Options = Options()) -> [(path: String, bytes: [UInt8])] {
+        let analyzed = orderedAnalyzed(input)
+        let docs = analyzed.map(\.document)
         let accumulator = PostingAccumulator()
         var fieldTotals = [Int](repeating: 0, count: fields.count)
         var textLengths: [Int] = []
         textLengths.reserveCapacity(docs.count)
-
-        for (docID, doc) in docs.enumerated() {
-            accumulator.beginDocument(Int32(docID))
-            var position = 0
-            var lengths = [Int](repeating: 0, count: fields.count)
-            func index(_ text: String, field: Int) {
-                let start = position
-                position = SearchTokenizer.analyze(text, startPosition: position) { token, pos in
-                    accumulator.add(token, field: field, position: pos)
-                }
-                lengths[field] += position - start
-                position += 1  // no adjacency across fields, tags or headings
-            }
-            index(doc.title, field: 0)
-            for tag in doc.tags {
-                index(tag, field: 1)
-                let normalized = SearchTokenizer.normalizeTag(tag)
-                if !normalized.isEmpty { accumulator.addTag("#" + normalized) }
-            }
-            for heading in doc.headings { index(heading, field: 2) }
-            index(doc.body, field: 3)
-            index(doc.code, field: 4)
-            accumulator.endDocument()
-            for f in 0..<fields.count { fieldTotals[f] += lengths[f] }
-            textLengths.append(lengths[3] + lengths[4])
+        for (docID, a) in analyzed.enumerated() {
+            accumulator.add(a, doc: Int32(docID))
+            for f in 0..<fields.count { fieldTotals[f] += a.fieldLengths[f] }
+            textLengths.append(a.fieldLengths[3] + a.fieldLengths[4])
         }
 
         // Document store.
@@ -106,22 +131,23 @@ public enum SearchIndexBuilder {
             currentFirst = nil
         }
         accumulator.forEachEncodedTerm(order) { termIndex, postings in
-            let term = accumulator.string(termIndex)
-            let entrySize = term.utf8.count + postings.count + 8
-            if currentFirst != nil, current.bytes.count + entrySize > options.shardTargetBytes {
-                closeShard()
-            }
-            if currentFirst == nil {
-                currentFirst = term
+            accumulator.withTerm(termIndex) { term in
+                let entrySize = term.count + postings.count + 8
+                if currentFirst != nil, current.bytes.count + entrySize > options.shardTargetBytes {
+                    closeShard()
+                }
+                if currentFirst == nil {
+                    currentFirst = String(decoding: term, as: UTF8.self)
+                    current.raw("[")
+                } else {
+                    current.raw(",\n")
+                }
                 current.raw("[")
-            } else {
-                current.raw(",\n")
+                current.string(term)
+                current.raw(",\"")
+                current.bytes.append(contentsOf: postings)
+                current.raw("\"]")
             }
-            current.raw("[")
-            current.string(term)
-            current.raw(",\"")
-            current.bytes.append(contentsOf: postings)
-            current.raw("\"]")
         }
         closeShard()
         for (i, shard) in shards.enumerated() {
@@ -176,8 +202,9 @@ public enum SearchIndexBuilder {
     }
 
     /// Newest first, then by id (then url, title) so that the output never depends on input order.
-    static func orderedDocuments(_ documents: [SearchDocument]) -> [SearchDocument] {
-        documents.sorted { a, b in
+    static func orderedAnalyzed(_ analyzed: [AnalyzedDocument]) -> [AnalyzedDocument] {
+        analyzed.sorted { x, y in
+            let a = x.document, b = y.document
             if a.date != b.date { return a.date > b.date }
             if a.id != b.id { return a.id < b.id }
             if a.url != b.url { return a.url < b.url }
@@ -193,10 +220,11 @@ public enum SearchIndexBuilder {
     }
 }
 
-/// Collects postings document by document. Tokens are interned from their UTF-8 bytes (no String
-/// per token); each document's postings are appended to flat arrays and grouped by term at the end.
-/// The hot structures live in manually managed memory: this code also runs in debug builds (the
-/// test suite indexes a 10,000-post archive), where array accessors are not inlined.
+/// Collects postings document by document. Terms of analyzed documents are interned by their
+/// UTF-8 bytes and precomputed hashes (no String per term); postings are appended to flat arrays
+/// and grouped by term at the end. The hot structures live in manually managed memory: this code
+/// also runs in debug builds (the test suite indexes a 10,000-post archive), where array
+/// accessors are not inlined.
 final class PostingAccumulator {
     static let positionModulus = 6
     /// All mutable state sits behind a pointer: no exclusivity checks on the hot path.
@@ -214,12 +242,10 @@ final class PostingAccumulator {
     }
 
     var termCount: Int { state.pointee.termCount }
-    func beginDocument(_ doc: Int32) { state.pointee.beginDocument(doc) }
-    func add(_ token: UnsafeBufferPointer<UInt8>, field: Int, position: Int) { state.pointee.add(token, field: field, position: position) }
-    func addTag(_ term: String) { state.pointee.addTag(term) }
-    func endDocument() { state.pointee.endDocument() }
-    func string(_ id: Int) -> String { state.pointee.string(id) }
+    func add(_ analyzed: AnalyzedDocument, doc: Int32) { state.pointee.add(analyzed, doc: doc) }
     func sortedTermOrder() -> [Int] { state.pointee.sortedTermOrder() }
+    /// The UTF-8 bytes of a term (valid until the accumulator changes).
+    func withTerm<R>(_ id: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R { state.pointee.withTerm(id, body) }
 
     /// Calls `body(termID, encodedPostings)` for each term in `order`.
     func forEachEncodedTerm(_ order: [Int], _ body: (Int, UnsafeBufferPointer<UInt8>) -> Void) {
@@ -234,22 +260,11 @@ struct AccumulatorState {
     var termCapacity = 0
     var hashes: UnsafeMutablePointer<UInt32>
     var starts: UnsafeMutablePointer<Int>
-    var stamp: UnsafeMutablePointer<Int32>
-    var slot: UnsafeMutablePointer<Int32>
     var pool: UnsafeMutablePointer<UInt8>
     var poolCount = 0
     var poolCapacity = 0
     var table: UnsafeMutablePointer<Int32>
     var tableMask = 0
-
-    // Per-document scratch.
-    var touched: UnsafeMutablePointer<Int32>
-    var masks: UnsafeMutablePointer<Int32>
-    var textTF: UnsafeMutablePointer<Int32>
-    var residues: UnsafeMutablePointer<Int32>
-    var touchedCount = 0
-    var touchedCapacity = 0
-    var currentDoc: Int32 = -1
 
     // All postings in document order.
     var rawTerm: UnsafeMutablePointer<Int32>
@@ -264,19 +279,12 @@ struct AccumulatorState {
         hashes = .allocate(capacity: termCapacity)
         starts = .allocate(capacity: termCapacity + 1)
         starts[0] = 0
-        stamp = .allocate(capacity: termCapacity)
-        slot = .allocate(capacity: termCapacity)
         poolCapacity = 1 << 18
         pool = .allocate(capacity: poolCapacity)
         let tableSize = 1 << 16
         table = .allocate(capacity: tableSize)
         table.initialize(repeating: -1, count: tableSize)
         tableMask = tableSize - 1
-        touchedCapacity = 1 << 12
-        touched = .allocate(capacity: touchedCapacity)
-        masks = .allocate(capacity: touchedCapacity)
-        textTF = .allocate(capacity: touchedCapacity)
-        residues = .allocate(capacity: touchedCapacity)
         rawCapacity = 1 << 16
         rawTerm = .allocate(capacity: rawCapacity)
         rawDoc = .allocate(capacity: rawCapacity)
@@ -285,9 +293,8 @@ struct AccumulatorState {
     }
 
     mutating func free() {
-        hashes.deallocate(); starts.deallocate(); stamp.deallocate(); slot.deallocate()
+        hashes.deallocate(); starts.deallocate()
         pool.deallocate(); table.deallocate()
-        touched.deallocate(); masks.deallocate(); textTF.deallocate(); residues.deallocate()
         rawTerm.deallocate(); rawDoc.deallocate(); rawValue.deallocate(); rawResidues.deallocate()
     }
 
@@ -298,41 +305,28 @@ struct AccumulatorState {
         return new
     }
 
-    mutating func beginDocument(_ doc: Int32) {
-        currentDoc = doc
-        touchedCount = 0
-    }
-
-    static func hash(_ p: UnsafePointer<UInt8>, _ n: Int) -> UInt32 {
-        var h: UInt32 = 0x811C9DC5
-        var i = 0
-        while i < n {
-            h = (h ^ UInt32(p[i])) &* 0x01000193
-            i += 1
-        }
-        return h ^ (h >> 15)
-    }
-
-    /// The id of the term with these bytes, adding it when new.
-    mutating func intern(_ p: UnsafePointer<UInt8>, _ n: Int) -> Int {
-        let h = AccumulatorState.hash(p, n)
+    /// The id of the term with these bytes (and `TermHash` h), adding it when new.
+    @inline(__always)
+    mutating func intern(_ p: UnsafePointer<UInt8>, _ n: Int, _ h: UInt32) -> Int {
         var index = Int(h) & tableMask
         while true {
             let id = Int(table[index])
             if id < 0 { break }
             if hashes[id] == h {
                 let start = starts[id]
-                if starts[id + 1] - start == n && memcmp(pool + start, p, n) == 0 { return id }
+                if starts[id + 1] - start == n && TermHash.equal(pool + start, p, n) { return id }
             }
             index = (index + 1) & tableMask
         }
+        return insert(p, n, h, at: index)
+    }
+
+    mutating func insert(_ p: UnsafePointer<UInt8>, _ n: Int, _ h: UInt32, at index: Int) -> Int {
         let id = termCount
         if id == termCapacity {
             let capacity = termCapacity * 2
             hashes = AccumulatorState.grown(hashes, count: termCount, capacity: capacity)
             starts = AccumulatorState.grown(starts, count: termCount + 1, capacity: capacity + 1)
-            stamp = AccumulatorState.grown(stamp, count: termCount, capacity: capacity)
-            slot = AccumulatorState.grown(slot, count: termCount, capacity: capacity)
             termCapacity = capacity
         }
         if poolCount + n > poolCapacity {
@@ -345,7 +339,6 @@ struct AccumulatorState {
         poolCount += n
         starts[id + 1] = poolCount
         hashes[id] = h
-        stamp[id] = -1
         table[index] = Int32(id)
         termCount += 1
         if termCount * 2 > tableMask + 1 { growTable() }
@@ -367,65 +360,39 @@ struct AccumulatorState {
         }
     }
 
-    mutating func slotFor(_ p: UnsafePointer<UInt8>, _ n: Int) -> Int {
-        let id = intern(p, n)
-        if stamp[id] != currentDoc {
-            if touchedCount == touchedCapacity {
-                let capacity = touchedCapacity * 2
-                touched = AccumulatorState.grown(touched, count: touchedCount, capacity: capacity)
-                masks = AccumulatorState.grown(masks, count: touchedCount, capacity: capacity)
-                textTF = AccumulatorState.grown(textTF, count: touchedCount, capacity: capacity)
-                residues = AccumulatorState.grown(residues, count: touchedCount, capacity: capacity)
-                touchedCapacity = capacity
-            }
-            stamp[id] = currentDoc
-            slot[id] = Int32(touchedCount)
-            touched[touchedCount] = Int32(id)
-            masks[touchedCount] = 0
-            textTF[touchedCount] = 0
-            residues[touchedCount] = 0
-            touchedCount += 1
-        }
-        return Int(slot[id])
-    }
-
-    mutating func add(_ token: UnsafeBufferPointer<UInt8>, field: Int, position: Int) {
-        let s = slotFor(token.baseAddress!, token.count)
-        masks[s] |= Int32(1 << field)
-        if field >= 3 { textTF[s] += 1 }
-        residues[s] |= Int32(1 << (position % PostingAccumulator.positionModulus))
-    }
-
-    mutating func addTag(_ term: String) {
-        var term = term
-        term.withUTF8 { buffer in
-            let s = slotFor(buffer.baseAddress!, buffer.count)
-            masks[s] |= 1 << 1
-        }
-    }
-
-    /// value = fieldMask | (textTF − 1) << 5 when the term occurs in body or code, else fieldMask.
-    mutating func endDocument() {
-        if rawCount + touchedCount > rawCapacity {
+    /// Appends the postings of one analyzed document with id `doc`.
+    mutating func add(_ analyzed: AnalyzedDocument, doc: Int32) {
+        let count = analyzed.termEnds.count
+        if rawCount + count > rawCapacity {
             var capacity = rawCapacity * 2
-            while rawCount + touchedCount > capacity { capacity *= 2 }
+            while rawCount + count > capacity { capacity *= 2 }
             rawTerm = AccumulatorState.grown(rawTerm, count: rawCount, capacity: capacity)
             rawDoc = AccumulatorState.grown(rawDoc, count: rawCount, capacity: capacity)
             rawValue = AccumulatorState.grown(rawValue, count: rawCount, capacity: capacity)
             rawResidues = AccumulatorState.grown(rawResidues, count: rawCount, capacity: capacity)
             rawCapacity = capacity
         }
-        var s = 0
-        while s < touchedCount {
-            let tf = textTF[s]
-            let value = tf > 0 ? masks[s] | ((min(tf, 4096) - 1) << 5) : masks[s]
-            rawTerm[rawCount] = touched[s]
-            rawDoc[rawCount] = currentDoc
-            rawValue[rawCount] = value
-            rawResidues[rawCount] = UInt8(residues[s])
-            rawCount += 1
-            s += 1
+        analyzed.termBytes.withUnsafeBufferPointer { bytesBuffer in
+        analyzed.termEnds.withUnsafeBufferPointer { ends in
+        analyzed.termHashes.withUnsafeBufferPointer { hashBuffer in
+            guard count > 0, let bytes = bytesBuffer.baseAddress else { return }
+            var start = 0
+            var t = 0
+            while t < count {
+                let end = Int(ends[t])
+                rawTerm[rawCount + t] = Int32(intern(bytes + start, end - start, hashBuffer[t]))
+                start = end
+                t += 1
+            }
+        }}}
+        (rawDoc + rawCount).initialize(repeating: doc, count: count)
+        analyzed.values.withUnsafeBufferPointer { b in
+            if count > 0 { (rawValue + rawCount).initialize(from: b.baseAddress!, count: count) }
         }
+        analyzed.residues.withUnsafeBufferPointer { b in
+            if count > 0 { (rawResidues + rawCount).initialize(from: b.baseAddress!, count: count) }
+        }
+        rawCount += count
     }
 
     /// Groups the raw postings by term (a counting sort, so each term's postings stay in document
@@ -486,25 +453,40 @@ struct AccumulatorState {
         String(decoding: UnsafeBufferPointer(start: pool + starts[id], count: starts[id + 1] - starts[id]), as: UTF8.self)
     }
 
+    func withTerm<R>(_ id: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        body(UnsafeBufferPointer(start: pool + starts[id], count: starts[id + 1] - starts[id]))
+    }
+
     /// Term ids sorted by UTF-16 code units (JavaScript's string order). UTF-8 byte order is code
     /// point order, which is UTF-16 order except that U+E000…U+FFFF sort after the supplementary
-    /// planes in UTF-16; terms with such bytes (lead bytes 0xEE and up) are compared through UTF-16.
+    /// planes in UTF-16; so bytes are compared with the lead bytes of U+E000…U+FFFF (0xEE, 0xEF)
+    /// moved above those of the supplementary planes (0xF0…0xF4). Terms are first ordered by
+    /// a key of their first 8 (so mapped) bytes; only ties compare the rest.
     func sortedTermOrder() -> [Int] {
-        var special = [Bool](repeating: false, count: termCount)
-        for id in 0..<termCount {
-            var k = starts[id]
-            while k < starts[id + 1] {
-                if pool[k] >= 0xEE { special[id] = true; break }
+        struct Entry { var key: UInt64; var id: Int32 }
+        @inline(__always) func mapped(_ b: UInt8) -> UInt8 { b == 0xEE ? 0xF5 : (b == 0xEF ? 0xF6 : b) }
+        var entries = [Entry](unsafeUninitializedCapacity: termCount) { buffer, count in
+            for id in 0..<termCount {
+                var key: UInt64 = 0
+                let start = starts[id], n = min(8, starts[id + 1] - start)
+                var k = 0
+                while k < n { key |= UInt64(mapped(pool[start + k])) << (56 - 8 * k); k += 1 }
+                buffer[id] = Entry(key: key, id: Int32(id))
+            }
+            count = termCount
+        }
+        entries.sort { x, y in
+            if x.key != y.key { return x.key < y.key }
+            let a = Int(x.id), b = Int(y.id)
+            let sa = starts[a], la = starts[a + 1] - sa, sb = starts[b], lb = starts[b + 1] - sb
+            var k = 8
+            while k < la && k < lb {
+                let ca = mapped(pool[sa + k]), cb = mapped(pool[sb + k])
+                if ca != cb { return ca < cb }
                 k += 1
             }
+            return la < lb
         }
-        return (0..<termCount).sorted { a, b in
-            if special[a] || special[b] {
-                return string(a).utf16.lexicographicallyPrecedes(string(b).utf16)
-            }
-            let la = starts[a + 1] - starts[a], lb = starts[b + 1] - starts[b]
-            let c = memcmp(pool + starts[a], pool + starts[b], min(la, lb))
-            return c != 0 ? c < 0 : la < lb
-        }
+        return entries.map { Int($0.id) }
     }
 }

@@ -33,9 +33,31 @@ struct JSONWriter {
     }
 
     mutating func string(_ text: String) {
+        var text = text
+        text.withUTF8 { string($0) }
+    }
+
+    /// A JSON string of UTF-8 bytes; runs that need no escaping are copied at once.
+    mutating func string(_ utf8: UnsafeBufferPointer<UInt8>) {
         bytes.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
+        var clean = 0
+        var i = 0
+        let n = utf8.count
+        while i < n {
+            let byte = utf8[i]
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                if clean < i { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[clean..<i])) }
+                escape(byte)
+                clean = i + 1
+            }
+            i += 1
+        }
+        if clean < n { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[clean..<n])) }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    mutating func escape(_ byte: UInt8) {
+        switch byte {
             case UInt8(ascii: "\""): bytes.append(contentsOf: [92, 34])
             case UInt8(ascii: "\\"): bytes.append(contentsOf: [92, 92])
             case 0x0A: bytes.append(contentsOf: [92, UInt8(ascii: "n")])
@@ -45,9 +67,7 @@ struct JSONWriter {
                 let hex: [UInt8] = Array("0123456789abcdef".utf8)
                 bytes.append(contentsOf: [92, UInt8(ascii: "u"), 48, 48, hex[Int(byte >> 4)], hex[Int(byte & 15)]])
             default: bytes.append(byte)
-            }
         }
-        bytes.append(UInt8(ascii: "\""))
     }
 
     /// A string whose bytes are known to need no escaping (posting alphabet).
