@@ -1,5 +1,6 @@
 import BlogCore
 import BlogContent
+import BlogSearch
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -39,6 +40,7 @@ public final class IncrementalBuilder: @unchecked Sendable {
     private var contentCache: [String: CachedFile] = [:]
     private var outputCache: [String: CachedOutput] = [:]
     private var staticCache: [OutputFile]?
+    private var searchCache: [String: (key: Int, analyzed: AnalyzedDocument)] = [:]
     private var nextVersion = 1
     private var epoch = 0
 
@@ -204,7 +206,13 @@ public final class IncrementalBuilder: @unchecked Sendable {
         let indexes = IndexWriter(model: model, urls: urls)
         outputs.append(indexes.tagsJSON())
         outputs.append(indexes.postsJSON())
-        outputs += indexes.searchIndex()
+        outputs += indexes.searchIndex(cache: &searchCache) { index in
+            var hasher = Hasher()
+            hasher.combine(postVersions[index])
+            hasher.combine(model.posts[index].slug)
+            for tag in model.postTags[index] { hasher.combine(model.tags[tag].name) }
+            return hasher.finalize()
+        }
         outputs += feeds.sitemap(pagePaths: SiteBuilder.sitemapPaths(model: model, urls: urls))
         outputs.append(feeds.robots())
         outputs.append(OutputFile(path: ".nojekyll", bytes: []))

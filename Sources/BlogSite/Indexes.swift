@@ -49,13 +49,33 @@ struct IndexWriter {
         return OutputFile(path: "posts.json", bytes: json.bytes)
     }
 
-    func searchIndex() -> [OutputFile] {
-        let documents = model.posts.enumerated().map { index, post in
-            SearchDocument(id: post.id, title: post.title, url: urls.post(post.slug), date: post.date.iso8601,
-                           tags: model.postTags[index].map { model.tags[$0].name },
-                           headings: post.content.headings.map(\.text), body: post.content.plainText,
-                           code: post.content.codeText, summary: post.summary)
+    /// The search document of a post.
+    func searchDocument(_ index: Int) -> SearchDocument {
+        let post = model.posts[index]
+        return SearchDocument(id: post.id, title: post.title, url: urls.post(post.slug), date: post.date.iso8601,
+                              tags: model.postTags[index].map { model.tags[$0].name },
+                              headings: post.content.headings.map(\.text), body: post.content.plainText,
+                              code: post.content.codeText, summary: post.summary)
+    }
+
+    /// The search index. `cache` keeps each post's analysis between builds (keyed by source path);
+    /// a post is analysed again only when `key(index)` changes.
+    func searchIndex(cache: inout [String: (key: Int, analyzed: AnalyzedDocument)], key: (Int) -> Int) -> [OutputFile] {
+        var analyzed = [AnalyzedDocument?](repeating: nil, count: model.posts.count)
+        var stale: [Int] = []
+        for index in model.posts.indices {
+            if let cached = cache[model.posts[index].sourcePath], cached.key == key(index) {
+                analyzed[index] = cached.analyzed
+            } else {
+                stale.append(index)
+            }
         }
-        return SearchIndexBuilder.build(documents).map { OutputFile(path: $0.path, bytes: $0.bytes) }
+        let fresh = SearchIndexBuilder.analyzeAll(stale.map(searchDocument))
+        var newCache: [String: (key: Int, analyzed: AnalyzedDocument)] = [:]
+        newCache.reserveCapacity(model.posts.count)
+        for (n, index) in stale.enumerated() { analyzed[index] = fresh[n] }
+        for index in model.posts.indices { newCache[model.posts[index].sourcePath] = (key(index), analyzed[index]!) }
+        cache = newCache
+        return SearchIndexBuilder.build(analyzed: analyzed.map { $0! }).map { OutputFile(path: $0.path, bytes: $0.bytes) }
     }
 }

@@ -136,32 +136,70 @@ public struct SiteModel: Sendable {
                          related: related, postTags: postTags)
     }
 
-    /// Up to 5 posts sharing the most tags; ties go to rarer shared tags, then to the newer post.
-    /// Cost: for each post, the posts of its tags (bounded by a cap on very common tags).
+    /// Up to 5 posts sharing the most tags; ties go to rarer shared tags, then to the post nearest
+    /// in time, then to the newer one. For a very common tag only the nearest posts in time count,
+    /// so the cost stays linear in the number of posts.
     static func relatedPosts(postTags: [[Int]], tags: [TagInfo]) -> [[Int]] {
+        let window = 400
+        // Position of each post in each of its tags' lists, found once.
+        var positions = [[Int]](repeating: [], count: postTags.count)
+        for (tagIndex, tag) in tags.enumerated() {
+            for (position, post) in tag.postIndices.enumerated() {
+                if let slot = postTags[post].firstIndex(of: tagIndex) {
+                    if positions[post].isEmpty { positions[post] = [Int](repeating: 0, count: postTags[post].count) }
+                    positions[post][slot] = position
+                }
+            }
+        }
         var result = [[Int]](repeating: [], count: postTags.count)
+        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
+        let chunk = (postTags.count + workers - 1) / max(workers, 1)
         result.withUnsafeMutableBufferPointer { out in
             let output = out
-            DispatchQueue.concurrentPerform(iterations: postTags.count) { index in
-                var scores: [Int: Double] = [:]
-                for tagIndex in postTags[index] {
-                    let members = tags[tagIndex].postIndices
-                    let weight = 1.0 + 1.0 / Double(members.count)
-                    // Very common tags: consider the nearest posts in time only, to keep cost linear.
-                    let window = 400
-                    var candidates: ArraySlice<Int> = members[...]
-                    if members.count > window, let position = members.firstIndex(of: index) {
-                        let low = max(0, position - window / 2)
-                        candidates = members[low..<min(members.count, low + window)]
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                // One score array per worker, reset through the list of touched entries.
+                var scores = [Double](repeating: 0, count: postTags.count)
+                var touched: [Int] = []
+                let start = worker * chunk
+                let end = min(postTags.count, start + chunk)
+                guard start < end else { return }
+                for index in start..<end {
+                    for (slot, tagIndex) in postTags[index].enumerated() {
+                        let members = tags[tagIndex].postIndices
+                        let weight = 1.0 + 1.0 / Double(members.count)
+                        var low = 0
+                        var high = members.count
+                        if members.count > window {
+                            let position = positions[index].isEmpty ? 0 : positions[index][slot]
+                            low = max(0, min(position - window / 2, members.count - window))
+                            high = low + window
+                        }
+                        for k in low..<high {
+                            let other = members[k]
+                            if other == index { continue }
+                            if scores[other] == 0 { touched.append(other) }
+                            scores[other] += weight
+                        }
                     }
-                    for other in candidates where other != index {
-                        scores[other, default: 0] += weight
+                    // The best five by (score desc, distance asc, index asc), without sorting everything.
+                    var best: [(score: Double, distance: Int, index: Int)] = []
+                    for other in touched {
+                        let candidate = (score: scores[other], distance: abs(other - index), index: other)
+                        scores[other] = 0
+                        func better(_ a: (score: Double, distance: Int, index: Int), _ b: (score: Double, distance: Int, index: Int)) -> Bool {
+                            a.score != b.score ? a.score > b.score : a.distance != b.distance ? a.distance < b.distance : a.index < b.index
+                        }
+                        if best.count < 5 {
+                            best.append(candidate)
+                            best.sort(by: better)
+                        } else if better(candidate, best[4]) {
+                            best[4] = candidate
+                            best.sort(by: better)
+                        }
                     }
+                    touched.removeAll(keepingCapacity: true)
+                    output[index] = best.map(\.index)
                 }
-                let best = scores.sorted { a, b in
-                    a.value != b.value ? a.value > b.value : abs(a.key - index) != abs(b.key - index) ? abs(a.key - index) < abs(b.key - index) : a.key < b.key
-                }
-                output[index] = best.prefix(5).map(\.key)
             }
         }
         return result
