@@ -5,7 +5,8 @@ import Foundation
 public enum Tag {
     /// The identity of a tag: `Swift`, `swift` and `ＳＷＩＦＴ` are one tag.
     public static func key(for name: String) -> String {
-        name.precomposedStringWithCompatibilityMapping.lowercased()
+        if name.utf8.allSatisfy({ $0 < 0x80 }) { return name.lowercased() }
+        return name.precomposedStringWithCompatibilityMapping.lowercased()
     }
 
     /// The URL segment of a tag: its key with separators and URL-special characters folded to `-`.
@@ -50,6 +51,8 @@ public struct Post: Sendable {
     public var summary: String = ""
     /// Minutes to read (computed once, at load).
     public var readingMinutes: Int = 1
+    /// `Tag.key` of each tag, in the same order (computed once, at load).
+    public var tagKeys: [String] = []
 
     public init(sourcePath: String, title: String, date: PostDate, updated: PostDate?, tags: [String], draft: Bool,
                 slug: String, description: String?, id: String, content: RenderedMarkdown, bodyFirstLine: Int, keyLines: [String: Int]) {
@@ -71,6 +74,7 @@ public struct Post: Sendable {
             summary = Post.excerpt(content.plainText, limit: 140)
         }
         readingMinutes = Post.readingMinutes(content.plainText)
+        tagKeys = tags.map(Tag.key(for:))
     }
 
     /// The first `limit` characters (Unicode scalars) of text with whitespace folded, with an ellipsis when cut.

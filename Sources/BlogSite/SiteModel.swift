@@ -89,8 +89,7 @@ public struct SiteModel: Sendable {
         // Tags: one per case-insensitive key, displayed with the most common spelling.
         var byKey: [String: (spellings: [String: Int], posts: [Int])] = [:]
         for (index, post) in posts.enumerated() {
-            for name in post.tags {
-                let key = Tag.key(for: name)
+            for (name, key) in zip(post.tags, post.tagKeys) {
                 byKey[key, default: ([:], [])].spellings[name, default: 0] += 1
                 byKey[key]!.posts.append(index)
             }
@@ -115,7 +114,7 @@ public struct SiteModel: Sendable {
         }
         var tagIndexByKey: [String: Int] = [:]
         for (index, tag) in tags.enumerated() { tagIndexByKey[tag.key] = index }
-        let postTags = posts.map { post in post.tags.compactMap { tagIndexByKey[Tag.key(for: $0)] } }
+        let postTags = posts.map { post in post.tagKeys.compactMap { tagIndexByKey[$0] } }
 
         // Archives.
         var yearMap: [Int: [Int]] = [:]
