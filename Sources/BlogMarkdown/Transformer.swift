@@ -180,7 +180,14 @@ final class Transformer {
     private func sourceLine(_ line: Int) -> ArraySlice<UInt8> {
         if lineStarts.isEmpty {
             lineStarts.append(0)
-            for (i, b) in source.enumerated() where b == 0x0A { lineStarts.append(i + 1) }
+            source.withUnsafeBufferPointer { b in
+                guard let base = b.baseAddress else { return }
+                var k = 0
+                while k < b.count, let p = memchr(base + k, 0x0A, b.count - k) {
+                    k = UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self) - base + 1
+                    lineStarts.append(k)
+                }
+            }
         }
         guard line >= 1 && line <= lineStarts.count else { return [] }
         let start = lineStarts[line - 1]
