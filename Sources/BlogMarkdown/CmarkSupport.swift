@@ -60,6 +60,8 @@ func makeCustom(block: Bool, enterC: [UInt8], exitC: [UInt8]) -> Node {
     return node
 }
 
+let emptyCString: [UInt8] = [0]
+
 /// `s` as UTF-8 bytes with a terminating NUL, for `makeCustom(block:enterC:exitC:)`.
 func cBytes(_ s: String) -> [UInt8] { Array(s.utf8) + [0] }
 

@@ -835,13 +835,12 @@ final class Transformer {
             var literal = literalBytes(block)
             var restored: [UInt8]?
             if qiita, let r = restoreMarkers(literal) { restored = r }
-            let info = Array(UnsafeBufferPointer(start: cmark_node_get_fence_info(block).map { UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self) },
-                                                 count: cmark_node_get_fence_info(block).map { strlen($0) } ?? 0))
+            let info = cBytesView(cmark_node_get_fence_info(block))
             func render(_ code: UnsafeBufferPointer<UInt8>) {
                 codeText.append(contentsOf: code)
                 if codeText.last != 0x0A { codeText.append(0x0A) }
                 if let html = CodeBlockRenderer.render(info: info, code: code, qiita: qiita, highlight: options.highlightCode) {
-                    replace(block, with: makeCustom(block: true, enter: html, exit: []))
+                    replace(block, with: makeCustom(block: true, enterC: html, exitC: emptyCString))
                 } else if let r = restored {
                     setLiteral(block, r)
                 }
