@@ -13,7 +13,7 @@ final class Transformer {
     private var lineStarts: [Int] = []
 
     var headings: [Heading] = []
-    private var usedSlugs: [String: Int] = [:]
+    private var usedSlugs: [SlugKey: Int] = [:]
     var codeText: [UInt8] = []
     var plainText: [UInt8] = []
     var links: [MarkdownLink] = []
@@ -818,15 +818,22 @@ final class Transformer {
                 if entering, kind(node) == CMARK_NODE_TEXT || kind(node) == CMARK_NODE_CODE { text.append(contentsOf: literalBytes(node)) }
             }
             let title = String(decoding: text, as: UTF8.self)
-            let id = uniqueSlug(HeadingID.make(title))
+            let slug = text.withUnsafeBufferPointer { HeadingID.makeBytes($0) } ?? Array(HeadingID.makeGeneral(title).utf8)
+            let idBytes = uniqueSlug(slug)
             let level = Int(cmark_node_get_heading_level(heading))
-            headings.append(Heading(level: level, text: title, id: id))
+            headings.append(Heading(level: level, text: title, id: String(decoding: idBytes, as: UTF8.self)))
             guard qiita else { continue }
-            let escaped = escapeHTML(id)
-            let wrapper = makeCustom(block: true, enter: "", exit: "")
-            let inner = makeCustom(block: false,
-                                   enter: "<h\(level) id=\"\(escaped)\"><a class=\"anchor\" href=\"#\(escaped)\" aria-hidden=\"true\">#</a>",
-                                   exit: "</h\(level)>")
+            let digit = UInt8(truncatingIfNeeded: 0x30 + level)
+            var enter: [UInt8] = [UInt8(ascii: "<"), UInt8(ascii: "h"), digit]
+            enter.reserveCapacity(idBytes.count * 2 + 80)
+            enter.append(contentsOf: " id=\"".utf8)
+            appendEscaped(&enter, idBytes)
+            enter.append(contentsOf: "\"><a class=\"anchor\" href=\"#".utf8)
+            appendEscaped(&enter, idBytes)
+            enter.append(contentsOf: "\" aria-hidden=\"true\">#</a>\0".utf8)
+            let exit: [UInt8] = [UInt8(ascii: "<"), UInt8(ascii: "/"), UInt8(ascii: "h"), digit, UInt8(ascii: ">"), 0]
+            let wrapper = makeCustom(block: true, enterC: emptyCString, exitC: emptyCString)
+            let inner = makeCustom(block: false, enterC: enter, exitC: exit)
             append(wrapper, inner)
             moveChildren(from: heading, to: inner)
             replace(heading, with: wrapper)
@@ -865,17 +872,23 @@ final class Transformer {
         }
     }
 
-    private func uniqueSlug(_ base: String) -> String {
-        let root = base.isEmpty ? "section" : base
+    /// Byte keys hashed in one go (String keys would normalize Japanese text on every lookup).
+    private struct SlugKey: Hashable {
+        var bytes: [UInt8]
+        func hash(into hasher: inout Hasher) { bytes.withUnsafeBytes { hasher.combine(bytes: $0) } }
+    }
+
+    private func uniqueSlug(_ base: [UInt8]) -> [UInt8] {
+        let root = SlugKey(bytes: base.isEmpty ? Array("section".utf8) : base)
         var candidate = root
         var n = usedSlugs[root] ?? 0
         while usedSlugs[candidate] != nil {
             n += 1
-            candidate = "\(root)-\(n)"
+            candidate = SlugKey(bytes: root.bytes + Array("-\(n)".utf8))
         }
         usedSlugs[root] = n
-        usedSlugs[candidate] = usedSlugs[candidate] ?? 0
-        return candidate
+        if usedSlugs[candidate] == nil { usedSlugs[candidate] = 0 }
+        return candidate.bytes
     }
 
     // MARK: - collect text and links; final link/image rendering
