@@ -20,7 +20,9 @@ final class Transformer {
     // Lines of nodes that cmark did not place in this document (table cells, split text) and the
     // table-cell flag live in each node's cmark user data (no hashing of node pointers):
     // bit 0 = has a line override (line in bits 8...), other bits = the flags below.
-    private static let cellFlag = 2, inlineSeenFlag = 4, cjkSeenFlag = 8
+    private static let cellFlag = 2, inlineSeenFlag = 4, cjkSeenFlag = 8, directTableFlag = 16
+    /// Tables written as one HTML block: their cells (source bytes) and column count, for `collect`.
+    private var directTables: [Node: (rows: [[ArraySlice<UInt8>]], columns: Int)] = [:]
 
     @inline(__always) private func setLineOverride(_ node: Node, _ line: Int32) {
         let old = Int(bitPattern: cmark_node_get_user_data(node))
@@ -269,7 +271,17 @@ final class Transformer {
         return cells
     }
 
-    private enum Align { case none, left, center, right }
+    private enum Align {
+        case none, left, center, right
+        var index: Int {
+            switch self {
+            case .none: return 0
+            case .left: return 1
+            case .center: return 2
+            case .right: return 3
+            }
+        }
+    }
 
     private func delimiterRow(_ line: ArraySlice<UInt8>) -> [Align]? {
         guard line.contains(UInt8(ascii: "|")), line.contains(UInt8(ascii: "-")) else { return nil }
@@ -363,6 +375,38 @@ final class Transformer {
                   cellParagraphs.allSatisfy({ kind($0) == CMARK_NODE_PARAGRAPH }) else { return }
         }
 
+        if plain && rows.allSatisfy({ row in row.prefix(columns).allSatisfy(Transformer.isInertCell) }) {
+            // No later pass changes such cells: the whole table is one HTML block, written here the
+            // way cmark would render the tree below, and its text is replayed by `collect`.
+            var html: [UInt8] = []
+            html.reserveCapacity(256)
+            html.append(contentsOf: "<table>\n<thead>\n".utf8)
+            for r in 0..<rows.count {
+                if r == 1 { html.append(contentsOf: "<tbody>\n".utf8) }
+                html.append(contentsOf: "<tr>\n".utf8)
+                for c in 0..<columns {
+                    let open = r == 0 ? TableTags.th[aligns[c].index] : TableTags.td[aligns[c].index]
+                    html.append(contentsOf: open.dropLast())
+                    if c < rows[r].count { appendEscaped(&html, rows[r][c]) }
+                    html.append(contentsOf: (r == 0 ? TableTags.thEnd : TableTags.tdEnd).dropLast())
+                }
+                html.append(contentsOf: "</tr>\n".utf8)
+                if r == 0 { html.append(contentsOf: "</thead>\n".utf8) }
+            }
+            if rows.count > 1 { html.append(contentsOf: "</tbody>\n".utf8) }
+            html.append(contentsOf: "</table>\0".utf8)
+            let table = makeCustom(block: true, enterC: html, exitC: emptyCString)
+            setFlag(table, Transformer.directTableFlag)
+            directTables[table] = (rows, columns)
+            if let cut = cutAt {
+                while let next = cmark_node_next(cut) { cmark_node_free(next) }
+                cmark_node_free(cut)
+                cmark_node_insert_after(paragraph, table)
+            } else {
+                replace(paragraph, with: table)
+            }
+            return
+        }
         let baseLine = cmark_node_get_start_line(paragraph) + Int32(headerIndex)
         let table = makeCustom(block: true, enterC: TableTags.table, exitC: TableTags.tableEnd)
         let head = makeCustom(block: true, enterC: TableTags.thead, exitC: TableTags.theadEnd)
@@ -420,6 +464,22 @@ final class Transformer {
         } else {
             replace(paragraph, with: table)
         }
+    }
+
+    /// True for a plain cell that no later pass touches: no strikethrough, autolink or footnote marker.
+    private static func isInertCell(_ cell: ArraySlice<UInt8>) -> Bool {
+        var k = cell.startIndex
+        while k < cell.endIndex {
+            switch cell[k] {
+            case UInt8(ascii: "~"), UInt8(ascii: ":"), 0xEE: return false
+            case UInt8(ascii: "."):
+                // `www.` starts an autolink
+                if k - cell.startIndex >= 3 && cell[(k - 3)..<k].allSatisfy({ $0 | 0x20 == UInt8(ascii: "w") }) { return false }
+            default: break
+            }
+            k += 1
+        }
+        return true
     }
 
     /// True if cmark would parse the cell as exactly its bytes in one text node: no control bytes
@@ -918,6 +978,18 @@ final class Transformer {
                     if image { inImage += 1 }
                 } else if image {
                     inImage -= 1
+                }
+            case CMARK_NODE_CUSTOM_BLOCK where entering:
+                if hasFlag(node, Transformer.directTableFlag), let table = directTables[node] {
+                    // the text the cell / row / table nodes would have given
+                    for row in table.rows {
+                        for c in 0..<table.columns {
+                            if c < row.count { plainText.append(contentsOf: row[c]) }
+                            let last = plainText.last
+                            if last != 0x20 && last != 0x0A { plainText.append(0x20) }
+                        }
+                        if !plainText.isEmpty && plainText.last != 0x0A { plainText.append(0x0A) }
+                    }
                 }
             case CMARK_NODE_PARAGRAPH, CMARK_NODE_HEADING, CMARK_NODE_ITEM, CMARK_NODE_BLOCK_QUOTE, CMARK_NODE_CUSTOM_BLOCK:
                 if !entering && !plainText.isEmpty && plainText.last != 0x0A { plainText.append(0x0A) }
