@@ -108,7 +108,7 @@ func replace(_ old: Node, with new: Node) {
 }
 
 /// Visits every node (enter and exit events). Collect first, change afterwards.
-func walk(_ root: Node, _ body: (Node, Bool) -> Void) {
+@inline(__always) func walk(_ root: Node, _ body: (Node, Bool) -> Void) {
     guard let iter = cmark_iter_new(root) else { return }
     defer { cmark_iter_free(iter) }
     while true {

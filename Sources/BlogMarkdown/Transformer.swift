@@ -201,6 +201,8 @@ final class Transformer {
     // MARK: - tables
 
     private func buildTables(_ doc: Node) {
+        // no pipe anywhere, no table
+        guard source.withUnsafeBufferPointer({ !$0.isEmpty && memchr($0.baseAddress!, Int32(UInt8(ascii: "|")), $0.count) != nil }) else { return }
         var candidates: [Node] = []
         walk(doc) { node, entering in
             if entering && kind(node) == CMARK_NODE_PARAGRAPH && cmark_node_get_end_line(node) > cmark_node_get_start_line(node) {
@@ -957,6 +959,13 @@ final class Transformer {
         var inImage = 0
         var linkNodes: [Node] = []
         var imageNodes: [Node] = []
+        // Local buffers (moved out and back): no exclusivity checks on the instance's properties per node.
+        var plainText: [UInt8] = []
+        var codeText: [UInt8] = []
+        var links: [MarkdownLink] = []
+        swap(&plainText, &self.plainText)
+        swap(&codeText, &self.codeText)
+        swap(&links, &self.links)
         walk(doc) { node, entering in
             switch kind(node) {
             case CMARK_NODE_TEXT:
@@ -998,6 +1007,9 @@ final class Transformer {
             default: break
             }
         }
+        swap(&plainText, &self.plainText)
+        swap(&codeText, &self.codeText)
+        swap(&links, &self.links)
         guard options.qiitaExtensions else { return }
         for link in linkNodes {
             let url = cBytesView(cmark_node_get_url(link))
