@@ -546,6 +546,9 @@ final class Transformer {
         walk(doc) { node, entering in
             guard entering, kind(node) == CMARK_NODE_TEXT, let parent = cmark_node_parent(node), !hasFlag(parent, Transformer.cjkSeenFlag) else { return }
             let lit = literalBytes(node)
+            // most text has neither byte: two memchr calls instead of a Swift loop over every byte
+            guard lit.count >= 2, memchr(lit.baseAddress!, Int32(UInt8(ascii: "*")), lit.count) != nil
+                || memchr(lit.baseAddress!, Int32(UInt8(ascii: "_")), lit.count) != nil else { return }
             var i = 0
             while i + 1 < lit.count {
                 let b = lit[i]
