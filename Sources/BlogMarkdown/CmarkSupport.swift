@@ -60,6 +60,8 @@ func makeCustom(block: Bool, enterC: [UInt8], exitC: [UInt8]) -> Node {
     return node
 }
 
+let emptyCString: [UInt8] = [0]
+
 /// `s` as UTF-8 bytes with a terminating NUL, for `makeCustom(block:enterC:exitC:)`.
 func cBytes(_ s: String) -> [UInt8] { Array(s.utf8) + [0] }
 
@@ -106,7 +108,7 @@ func replace(_ old: Node, with new: Node) {
 }
 
 /// Visits every node (enter and exit events). Collect first, change afterwards.
-func walk(_ root: Node, _ body: (Node, Bool) -> Void) {
+@inline(__always) func walk(_ root: Node, _ body: (Node, Bool) -> Void) {
     guard let iter = cmark_iter_new(root) else { return }
     defer { cmark_iter_free(iter) }
     while true {

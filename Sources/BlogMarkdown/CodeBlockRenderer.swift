@@ -1,18 +1,114 @@
 /// Fenced code blocks: Qiita's ```` ```lang:filename ```` info strings, ```` ```math ````, and highlighting.
 enum CodeBlockRenderer {
-    /// The HTML for a code block, or nil to let cmark render it as usual.
-    static func render(info rawInfo: [UInt8], code: UnsafeBufferPointer<UInt8>, qiita: Bool, highlight: Bool) -> [UInt8]? {
-        let infoWord = rawInfo.prefix(while: { !$0.isWhitespace })
+    /// What an info string asks for: the language name as written out (lowercase) or the file name.
+    struct Info {
+        var math = false
+        /// The lexer, if the name is one we highlight.
+        var language: Language?
+        /// `data-lang` / `language-` value; empty for none.
+        var canonical: [UInt8] = []
+        var fileName: [UInt8]?
+    }
+
+    /// The HTML for a code block, NUL-terminated for cmark, or nil to let cmark render it as usual.
+    static func render(info rawInfo: UnsafeBufferPointer<UInt8>, code: UnsafeBufferPointer<UInt8>, qiita: Bool, highlight: Bool) -> [UInt8]? {
+        var wordEnd = 0
+        while wordEnd < rawInfo.count && !rawInfo[wordEnd].isWhitespace { wordEnd += 1 }
+        let infoWord = UnsafeBufferPointer(rebasing: rawInfo[0..<wordEnd])
         if !qiita {
-            guard highlight, !infoWord.isEmpty, let lang = Language.named(String(decoding: infoWord, as: UTF8.self)) else { return nil }
+            guard highlight, !infoWord.isEmpty, let lang = Language.named(bytes: infoWord) else { return nil }
             var out = Array("<pre><code class=\"language-".utf8)
+            out.reserveCapacity(code.count * 2 + 64)
             appendEscaped(&out, infoWord)
-            out.append(contentsOf: Array("\">".utf8))
+            out.append(contentsOf: "\">".utf8)
             SyntaxHighlighter.highlight(code, lang, into: &out)
-            out.append(contentsOf: Array("</code></pre>\n".utf8))
+            out.append(contentsOf: "</code></pre>\n\0".utf8)
             return out
         }
         guard !infoWord.isEmpty else { return nil }
+        let info = infoWord.allSatisfy({ $0 < 0x80 }) ? parseASCII(infoWord) : parseString(infoWord)
+        if info.math {
+            var out = Array("<div class=\"math display\">".utf8)
+            var body = code[...]
+            if body.last == 0x0A { body = body.dropLast() }
+            appendEscaped(&out, UnsafeBufferPointer(rebasing: body))
+            out.append(contentsOf: "</div>\n\0".utf8)
+            return out
+        }
+        let canonical = info.canonical
+        var out: [UInt8] = []
+        out.reserveCapacity(code.count * 2 + 160)
+        out.append(contentsOf: "<div class=\"code-frame\"".utf8)
+        if !canonical.isEmpty {
+            out.append(contentsOf: " data-lang=\"".utf8)
+            appendEscaped(&out, canonical)
+            out.append(UInt8(ascii: "\""))
+        }
+        out.append(UInt8(ascii: ">"))
+        if let name = info.fileName {
+            out.append(contentsOf: "<div class=\"code-lang\">".utf8)
+            appendEscaped(&out, name)
+            out.append(contentsOf: "</div>".utf8)
+        }
+        out.append(contentsOf: "<pre><code".utf8)
+        if !canonical.isEmpty {
+            out.append(contentsOf: " class=\"language-".utf8)
+            appendEscaped(&out, canonical)
+            out.append(UInt8(ascii: "\""))
+        }
+        out.append(UInt8(ascii: ">"))
+        if highlight, let language = info.language {
+            SyntaxHighlighter.highlight(code, language, into: &out)
+        } else {
+            appendEscaped(&out, code)
+        }
+        out.append(contentsOf: "</code></pre></div>\n\0".utf8)
+        return out
+    }
+
+    /// The info word when it is all ASCII: lookups on bytes, ASCII lowercasing (the same as
+    /// `lowercased()` for ASCII).
+    static func parseASCII(_ word: UnsafeBufferPointer<UInt8>) -> Info {
+        var langName: UnsafeBufferPointer<UInt8> = word
+        var fileName: UnsafeBufferPointer<UInt8>?
+        let hasDot = word.contains(UInt8(ascii: "."))
+        var languageFromFile: Language?
+        var fromFile = false
+        if let colon = word.firstIndex(of: UInt8(ascii: ":")) {
+            langName = UnsafeBufferPointer(rebasing: word[..<colon])
+            let name = UnsafeBufferPointer(rebasing: word[(colon + 1)...])
+            fileName = name.isEmpty ? nil : name
+            if langName.isEmpty, !name.isEmpty {
+                languageFromFile = Language.forFileName(bytes: name)
+                fromFile = true
+            }
+        } else if let lang = Language.forFileName(bytes: word), hasDot || Language.fileNameKnown(bytes: word) {
+            fileName = word
+            languageFromFile = lang
+            fromFile = true
+        } else if hasDot && Language.named(bytes: word) == nil {
+            fileName = word
+            fromFile = true // no language
+        }
+        var info = Info()
+        info.fileName = fileName.map { Array($0) }
+        if fromFile {
+            // a canonical name (or none), never "math"
+            info.language = languageFromFile
+            info.canonical = languageFromFile.map { Array($0.name.utf8) } ?? []
+            return info
+        }
+        var lower = Array(langName)
+        for k in lower.indices { lower[k] = lower[k].lowerASCII }
+        if lower.elementsEqual("math".utf8) { return Info(math: true) }
+        let language = lower.withUnsafeBufferPointer { Language.named(bytes: $0) }
+        info.language = language
+        info.canonical = language.map { Array($0.name.utf8) } ?? lower
+        return info
+    }
+
+    /// The general form (any Unicode in the info word), through `String`.
+    static func parseString(_ infoWord: UnsafeBufferPointer<UInt8>) -> Info {
         let word = String(decoding: infoWord, as: UTF8.self)
         var langName = word
         var fileName: String?
@@ -29,43 +125,12 @@ enum CodeBlockRenderer {
             langName = ""
         }
         let lower = langName.lowercased()
-        if lower == "math" {
-            var out = Array("<div class=\"math display\">".utf8)
-            var body = code[...]
-            if body.last == 0x0A { body = body.dropLast() }
-            appendEscaped(&out, body)
-            out.append(contentsOf: Array("</div>\n".utf8))
-            return out
-        }
+        var info = Info()
+        if lower == "math" { info.math = true; return info }
         let language = Language.named(lower)
-        let canonical = language?.name ?? lower
-        var out: [UInt8] = []
-        out.reserveCapacity(code.count * 2 + 128)
-        out.append(contentsOf: Array("<div class=\"code-frame\"".utf8))
-        if !canonical.isEmpty {
-            out.append(contentsOf: Array(" data-lang=\"".utf8))
-            appendEscaped(&out, canonical.utf8)
-            out.append(UInt8(ascii: "\""))
-        }
-        out.append(UInt8(ascii: ">"))
-        if let name = fileName {
-            out.append(contentsOf: Array("<div class=\"code-lang\">".utf8))
-            appendEscaped(&out, name.utf8)
-            out.append(contentsOf: Array("</div>".utf8))
-        }
-        out.append(contentsOf: Array("<pre><code".utf8))
-        if !canonical.isEmpty {
-            out.append(contentsOf: Array(" class=\"language-".utf8))
-            appendEscaped(&out, canonical.utf8)
-            out.append(UInt8(ascii: "\""))
-        }
-        out.append(UInt8(ascii: ">"))
-        if highlight, let language {
-            SyntaxHighlighter.highlight(code, language, into: &out)
-        } else {
-            appendEscaped(&out, code)
-        }
-        out.append(contentsOf: Array("</code></pre></div>\n".utf8))
-        return out
+        info.language = language
+        info.canonical = Array((language?.name ?? lower).utf8)
+        info.fileName = fileName.map { Array($0.utf8) }
+        return info
     }
 }

@@ -2,19 +2,61 @@
 /// script kept (so Japanese stays), `-` and `_` kept, each space becomes `-`, everything else dropped.
 public enum HeadingID {
     public static func make(_ text: String) -> String {
+        var bytes = Array(text.utf8)
+        if let id = bytes.withUnsafeBufferPointer({ makeBytes($0) }) { return String(decoding: id, as: UTF8.self) }
+        bytes.removeAll()
+        return makeGeneral(text)
+    }
+
+    /// The id as UTF-8 bytes, or nil when the text has a scalar that lowercasing changes outside
+    /// ASCII (then `make` goes through `String.lowercased()`). Same result as `makeGeneral` otherwise.
+    static func makeBytes(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.count)
+        var i = 0
+        let n = text.count
+        while i < n {
+            let b = text[i]
+            if b < 0x80 {
+                switch b {
+                case 0x20, 0x09, 0x0A: out.append(UInt8(ascii: "-"))
+                case UInt8(ascii: "-"), UInt8(ascii: "_"): out.append(b)
+                default: if b.isASCIIAlnum { out.append(b.lowerASCII) }
+                }
+                i += 1
+                continue
+            }
+            // decode one scalar (the text is valid UTF-8: it comes from a Swift String or cmark)
+            let len = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : 2
+            guard i + len <= n else { return nil }
+            var v = UInt32(b) & (len == 2 ? 0x1F : len == 3 ? 0x0F : 0x07)
+            for k in 1..<len { v = (v << 6) | (UInt32(text[i + k]) & 0x3F) }
+            guard let scalar = Unicode.Scalar(v) else { return nil }
+            if scalar.properties.changesWhenLowercased { return nil }
+            if keeps(scalar) { out.append(contentsOf: UnsafeBufferPointer(rebasing: text[i..<(i + len)])) }
+            i += len
+        }
+        return out
+    }
+
+    @inline(__always) static func keeps(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+             .nonspacingMark, .spacingMark, .enclosingMark,
+             .decimalNumber, .letterNumber, .otherNumber, .connectorPunctuation:
+            return true
+        default:
+            return false
+        }
+    }
+
+    static func makeGeneral(_ text: String) -> String {
         var out = String.UnicodeScalarView()
         for scalar in text.lowercased().unicodeScalars {
             switch scalar {
             case " ", "\t", "\n": out.append("-")
             case "-", "_": out.append(scalar)
-            default:
-                switch scalar.properties.generalCategory {
-                case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
-                     .nonspacingMark, .spacingMark, .enclosingMark,
-                     .decimalNumber, .letterNumber, .otherNumber, .connectorPunctuation:
-                    out.append(scalar)
-                default: break
-                }
+            default: if keeps(scalar) { out.append(scalar) }
             }
         }
         return String(out)

@@ -127,6 +127,51 @@ struct Language: Sendable {
         "patch": "diff", "podspec": "ruby", "gradle": "kotlin", "vue": "html",
     ]
 
+    // The same tables keyed by packed lowercase bytes, for info strings (no String work per code block).
+    private static func byKey(_ names: [String: Language]) -> [WordSet.Key: Language] {
+        var t: [WordSet.Key: Language] = [:]
+        for (name, lang) in names {
+            let bytes = Array(name.utf8)
+            if let k = bytes.withUnsafeBufferPointer({ WordSet.key($0, 0, $0.count, true) }) { t[k] = lang }
+        }
+        return t
+    }
+    private static let tableByKey = byKey(table)
+    private static let fileNamesByKey = byKey(fileNames.mapValues { table[$0]! })
+    private static let extensionsByKey = byKey(extensions.mapValues { table[$0]! })
+
+    /// `named(_:)` on bytes: ASCII names are looked up directly; anything else goes through `String`.
+    static func named(bytes: UnsafeBufferPointer<UInt8>) -> Language? {
+        guard !bytes.isEmpty else { return nil }
+        if bytes.allSatisfy({ $0 < 0x80 }) {
+            if let k = WordSet.key(bytes, 0, bytes.count, true), let lang = tableByKey[k] { return lang }
+            guard bytes.count >= 5, bytes[0].lowerASCII == UInt8(ascii: "d"), bytes[1].lowerASCII == UInt8(ascii: "i"),
+                  bytes[2].lowerASCII == UInt8(ascii: "f"), bytes[3].lowerASCII == UInt8(ascii: "f"),
+                  bytes[4] == UInt8(ascii: "_") || bytes[4] == UInt8(ascii: "-") else { return nil }
+        }
+        return named(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// `fileNames[word.lowercased()] != nil` for an ASCII word.
+    static func fileNameKnown(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let k = WordSet.key(bytes, 0, bytes.count, true) else { return false }
+        return fileNamesByKey[k] != nil
+    }
+
+    /// `forFileName(_:)` for an ASCII name, on bytes.
+    static func forFileName(bytes: UnsafeBufferPointer<UInt8>) -> Language? {
+        guard let lastByte = bytes.last, lastByte != UInt8(ascii: "/") else {
+            return forFileName(String(decoding: bytes, as: UTF8.self))
+        }
+        var baseStart = bytes.count
+        while baseStart > 0 && bytes[baseStart - 1] != UInt8(ascii: "/") { baseStart -= 1 }
+        let base = UnsafeBufferPointer(rebasing: bytes[baseStart...])
+        if let k = WordSet.key(base, 0, base.count, true), let lang = fileNamesByKey[k] { return lang }
+        guard let dot = base.lastIndex(of: UInt8(ascii: ".")), dot != 0 || base.count > 1 else { return nil }
+        guard let k = WordSet.key(base, dot + 1, base.count, true) else { return nil }
+        return extensionsByKey[k]
+    }
+
     static func forFileName(_ raw: String) -> Language? {
         let base = raw.split(separator: "/").last.map(String.init)?.lowercased() ?? raw.lowercased()
         if let name = fileNames[base] { return table[name] }

@@ -27,118 +27,138 @@ struct Prepass {
     var sawFootnotes = false
     var sawMath = false
 
-    static func run(_ src: [UInt8]) -> Prepass {
+    static func run(_ original: [UInt8]) -> Prepass {
         var result = Prepass()
+        // Replacing a marker (3 bytes) by U+FFFD (3 bytes) keeps every offset, so it is done up front
+        // on the whole text and the line pass below never has to sanitize.
+        let src = sanitized(original)
+        // The output is built lazily: `out` holds the text up to `flushed`; bytes between `flushed`
+        // and the current position are still those of `src`. Most documents change nothing at all
+        // and are handed to cmark without a copy.
         var out: [UInt8] = []
-        out.reserveCapacity(src.count + 64)
-        var fenceChar: UInt8 = 0
-        var fenceLen = 0
-        var noteDepth = 0
-        var lineNumber = 0
-        var start = 0
+        var flushed = 0
         let n = src.count
-        while start < n {
-            lineNumber += 1
-            let end = src.withUnsafeBufferPointer { buffer -> Int in
-                guard let p = memchr(buffer.baseAddress! + start, 0x0A, n - start) else { return n }
-                return UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self) - buffer.baseAddress!
+        src.withUnsafeBufferPointer { s in
+            func flush(_ upTo: Int) {
+                if out.isEmpty { out.reserveCapacity(n + 64) }
+                if upTo > flushed { out.append(contentsOf: UnsafeBufferPointer(rebasing: s[flushed..<upTo])) }
+                flushed = upTo
             }
-            let lineEnd = end < n ? end + 1 : end // includes the newline
-            var contentEnd = end
-            if contentEnd > start && src[contentEnd - 1] == 0x0D { contentEnd -= 1 }
-            defer { start = lineEnd }
+            let hasDollar = n > 0 && memchr(s.baseAddress!, Int32(UInt8(ascii: "$")), n) != nil
+            var fenceChar: UInt8 = 0
+            var fenceLen = 0
+            var noteDepth = 0
+            var lineNumber = 0
+            var start = 0
+            while start < n {
+                lineNumber += 1
+                let end: Int
+                if let p = memchr(s.baseAddress! + start, 0x0A, n - start) {
+                    end = UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self) - s.baseAddress!
+                } else {
+                    end = n
+                }
+                let lineEnd = end < n ? end + 1 : end // includes the newline
+                var contentEnd = end
+                if contentEnd > start && s[contentEnd - 1] == 0x0D { contentEnd -= 1 }
+                defer { start = lineEnd }
 
-            // Fence tracking (any indentation, so fences in list items count too).
-            var i = start
-            while i < contentEnd && src[i].isSpaceOrTab { i += 1 }
-            let indent = i - start
-            if i < contentEnd && (src[i] == UInt8(ascii: "`") || src[i] == UInt8(ascii: "~")) {
-                let c = src[i]
-                var j = i
-                while j < contentEnd && src[j] == c { j += 1 }
-                let run = j - i
-                if run >= 3 {
-                    if fenceChar == 0 {
-                        let info = src[j..<contentEnd]
-                        if c != UInt8(ascii: "`") || !info.contains(UInt8(ascii: "`")) {
-                            fenceChar = c
-                            fenceLen = run
-                            copySanitized(src[start..<lineEnd], into: &out)
+                // Fence tracking (any indentation, so fences in list items count too).
+                var i = start
+                while i < contentEnd && s[i].isSpaceOrTab { i += 1 }
+                let indent = i - start
+                if i < contentEnd && (s[i] == UInt8(ascii: "`") || s[i] == UInt8(ascii: "~")) {
+                    let c = s[i]
+                    var j = i
+                    while j < contentEnd && s[j] == c { j += 1 }
+                    let run = j - i
+                    if run >= 3 {
+                        if fenceChar == 0 {
+                            if c != UInt8(ascii: "`") || !s[j..<contentEnd].contains(UInt8(ascii: "`")) {
+                                fenceChar = c
+                                fenceLen = run
+                                continue
+                            }
+                        } else if c == fenceChar && run >= fenceLen && s[j..<contentEnd].allSatisfy({ $0.isSpaceOrTab }) {
+                            fenceChar = 0
                             continue
                         }
-                    } else if c == fenceChar && run >= fenceLen && src[j..<contentEnd].allSatisfy({ $0.isSpaceOrTab }) {
-                        fenceChar = 0
-                        copySanitized(src[start..<lineEnd], into: &out)
-                        continue
                     }
                 }
-            }
-            if fenceChar != 0 {
-                copySanitized(src[start..<lineEnd], into: &out)
-                continue
-            }
-            let line = src[i..<contentEnd]
-            if indent <= 3 && line.starts(with: [0x3A, 0x3A, 0x3A]) { // ":::"
-                let rest = line.dropFirst(3)
-                let trimmed = rest.drop(while: { $0.isSpaceOrTab })
-                if trimmed.isEmpty {
-                    if noteDepth > 0 {
-                        noteDepth -= 1
-                        result.noteLines[lineNumber] = Array(src[start..<contentEnd])
-                        out.append(contentsOf: noteMarkerPrefix)
-                        out.append(contentsOf: Array("end-->".utf8))
-                        out.append(contentsOf: src[contentEnd..<lineEnd])
-                        result.sawNotes = true
-                        continue
-                    }
-                } else if rest.starts(with: Array("note".utf8)) {
-                    let words = rest.dropFirst(4)
-                    if words.isEmpty || words.first!.isSpaceOrTab {
-                        let word = String(decoding: words.drop(while: { $0.isSpaceOrTab }).prefix(while: { !$0.isSpaceOrTab }), as: UTF8.self)
-                        let type = (word == "warn" || word == "alert") ? word : "info"
-                        noteDepth += 1
-                        result.noteLines[lineNumber] = Array(src[start..<contentEnd])
-                        out.append(contentsOf: noteMarkerPrefix)
-                        out.append(contentsOf: Array("note \(type)-->".utf8))
-                        out.append(contentsOf: src[contentEnd..<lineEnd])
-                        result.sawNotes = true
-                        continue
+                if fenceChar != 0 { continue }
+                let line = s[i..<contentEnd]
+                if indent <= 3 && line.starts(with: [0x3A, 0x3A, 0x3A]) { // ":::"
+                    let rest = line.dropFirst(3)
+                    let trimmed = rest.drop(while: { $0.isSpaceOrTab })
+                    if trimmed.isEmpty {
+                        if noteDepth > 0 {
+                            noteDepth -= 1
+                            result.noteLines[lineNumber] = Array(original[start..<contentEnd])
+                            flush(start)
+                            out.append(contentsOf: noteMarkerPrefix)
+                            out.append(contentsOf: Array("end-->".utf8))
+                            flushed = contentEnd
+                            result.sawNotes = true
+                            continue
+                        }
+                    } else if rest.starts(with: Array("note".utf8)) {
+                        let words = rest.dropFirst(4)
+                        if words.isEmpty || words.first!.isSpaceOrTab {
+                            let word = String(decoding: words.drop(while: { $0.isSpaceOrTab }).prefix(while: { !$0.isSpaceOrTab }), as: UTF8.self)
+                            let type = (word == "warn" || word == "alert") ? word : "info"
+                            noteDepth += 1
+                            result.noteLines[lineNumber] = Array(original[start..<contentEnd])
+                            flush(start)
+                            out.append(contentsOf: noteMarkerPrefix)
+                            out.append(contentsOf: Array("note \(type)-->".utf8))
+                            flushed = contentEnd
+                            result.sawNotes = true
+                            continue
+                        }
                     }
                 }
+                var from = i
+                if indent <= 3, let label = footnoteLabel(original[i..<contentEnd]) {
+                    flush(i)
+                    out.append(contentsOf: footnoteMarker)
+                    out.append(contentsOf: label.label)
+                    out.append(contentsOf: footnoteMarker)
+                    from = label.end
+                    while from < contentEnd && s[from].isSpaceOrTab { from += 1 }
+                    flushed = from
+                    result.sawFootnotes = true
+                }
+                if hasDollar, memchr(s.baseAddress! + from, Int32(UInt8(ascii: "$")), contentEnd - from) != nil,
+                   convertMath(s, from, contentEnd, into: &out, flushed: &flushed) {
+                    result.sawMath = true
+                }
             }
-            var from = i
-            out.append(contentsOf: src[start..<i])
-            if indent <= 3, let label = footnoteLabel(line) {
-                out.append(contentsOf: footnoteMarker)
-                out.append(contentsOf: label.label)
-                out.append(contentsOf: footnoteMarker)
-                from = label.end
-                while from < contentEnd && src[from].isSpaceOrTab { from += 1 }
-                result.sawFootnotes = true
-            }
-            if convertMath(src, from, contentEnd, into: &out) { result.sawMath = true }
-            out.append(contentsOf: src[contentEnd..<lineEnd])
         }
-        result.bytes = out
+        if out.isEmpty && flushed == 0 {
+            result.bytes = src
+        } else {
+            out.append(contentsOf: src[flushed...])
+            result.bytes = out
+        }
         return result
     }
 
-    /// Copies bytes, replacing our private-use markers with U+FFFD.
-    static func copySanitized(_ s: ArraySlice<UInt8>, into out: inout [UInt8]) {
-        // Private-use characters are rare: copy in one go unless the slice has a 0xEE lead byte.
-        let clean = s.withUnsafeBufferPointer { b in b.isEmpty || memchr(b.baseAddress!, 0xEE, b.count) == nil }
-        if clean { out.append(contentsOf: s); return }
-        var k = s.startIndex
-        while k < s.endIndex {
-            let b = s[k]
-            if b == 0xEE && k + 2 < s.endIndex && s[k + 1] == 0x80 && s[k + 2] >= 0x80 && s[k + 2] <= 0x82 {
-                out.append(contentsOf: [0xEF, 0xBF, 0xBD])
+    /// `src` with our private-use markers replaced by U+FFFD (same length); `src` itself if it has none.
+    static func sanitized(_ src: [UInt8]) -> [UInt8] {
+        let has = src.withUnsafeBufferPointer { b in !b.isEmpty && memchr(b.baseAddress!, 0xEE, b.count) != nil }
+        guard has else { return src }
+        var copy = src
+        var k = 0
+        let n = copy.count
+        while k + 2 < n {
+            if copy[k] == 0xEE && copy[k + 1] == 0x80 && copy[k + 2] >= 0x80 && copy[k + 2] <= 0x82 {
+                copy[k] = 0xEF; copy[k + 1] = 0xBF; copy[k + 2] = 0xBD
                 k += 3
                 continue
             }
-            out.append(b)
             k += 1
         }
+        return copy
     }
 
     /// `[^label]:` at the start of `line`: the label and the index after the colon.
@@ -155,17 +175,16 @@ struct Prepass {
     }
 
     /// Rewrites `$…$` spans of one line (between `from` and `to`) as marked code spans. Returns true if any.
-    static func convertMath(_ src: [UInt8], _ from: Int, _ to: Int, into out: inout [UInt8]) -> Bool {
-        // Fast path: nothing to do.
-        var hasDollar = false
-        var k = from
-        while k < to { let b = src[k]; if b == UInt8(ascii: "$") || b == 0xEE { hasDollar = true; break }; k += 1 }
-        if !hasDollar { out.append(contentsOf: src[from..<to]); return false }
-
+    /// `out` holds the text up to `flushed`; the bytes before each rewritten span are copied first.
+    static func convertMath(_ src: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int,
+                            into out: inout [UInt8], flushed: inout Int) -> Bool {
         var converted = false
         var i = from
-        var copied = from
-        func flush(_ upTo: Int) { if copied < upTo { copySanitized(src[copied..<upTo], into: &out) }; copied = upTo }
+        func flush(_ upTo: Int) {
+            if out.isEmpty { out.reserveCapacity(src.count + 64) }
+            if upTo > flushed { out.append(contentsOf: UnsafeBufferPointer(rebasing: src[flushed..<upTo])) }
+            flushed = upTo
+        }
         while i < to {
             let b = src[i]
             switch b {
@@ -222,17 +241,16 @@ struct Prepass {
                 let ticks = [UInt8](repeating: UInt8(ascii: "`"), count: longest + 1)
                 out.append(contentsOf: ticks)
                 out.append(contentsOf: mathMarker)
-                copySanitized(content, into: &out)
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: content))
                 out.append(contentsOf: mathMarker)
                 out.append(contentsOf: ticks)
                 converted = true
                 i = close + 1
-                copied = i
+                flushed = i
             default:
                 i += 1
             }
         }
-        flush(to)
         return converted
     }
 }

@@ -13,14 +13,16 @@ final class Transformer {
     private var lineStarts: [Int] = []
 
     var headings: [Heading] = []
-    private var usedSlugs: [String: Int] = [:]
+    private var usedSlugs: [SlugKey: Int] = [:]
     var codeText: [UInt8] = []
     var plainText: [UInt8] = []
     var links: [MarkdownLink] = []
     // Lines of nodes that cmark did not place in this document (table cells, split text) and the
     // table-cell flag live in each node's cmark user data (no hashing of node pointers):
     // bit 0 = has a line override (line in bits 8...), other bits = the flags below.
-    private static let cellFlag = 2, inlineSeenFlag = 4, cjkSeenFlag = 8
+    private static let cellFlag = 2, inlineSeenFlag = 4, cjkSeenFlag = 8, directTableFlag = 16
+    /// Tables written as one HTML block: their cells (source bytes) and column count, for `collect`.
+    private var directTables: [Node: (rows: [[ArraySlice<UInt8>]], columns: Int)] = [:]
 
     @inline(__always) private func setLineOverride(_ node: Node, _ line: Int32) {
         let old = Int(bitPattern: cmark_node_get_user_data(node))
@@ -180,7 +182,14 @@ final class Transformer {
     private func sourceLine(_ line: Int) -> ArraySlice<UInt8> {
         if lineStarts.isEmpty {
             lineStarts.append(0)
-            for (i, b) in source.enumerated() where b == 0x0A { lineStarts.append(i + 1) }
+            source.withUnsafeBufferPointer { b in
+                guard let base = b.baseAddress else { return }
+                var k = 0
+                while k < b.count, let p = memchr(base + k, 0x0A, b.count - k) {
+                    k = UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self) - base + 1
+                    lineStarts.append(k)
+                }
+            }
         }
         guard line >= 1 && line <= lineStarts.count else { return [] }
         let start = lineStarts[line - 1]
@@ -192,6 +201,8 @@ final class Transformer {
     // MARK: - tables
 
     private func buildTables(_ doc: Node) {
+        // no pipe anywhere, no table
+        guard source.withUnsafeBufferPointer({ !$0.isEmpty && memchr($0.baseAddress!, Int32(UInt8(ascii: "|")), $0.count) != nil }) else { return }
         var candidates: [Node] = []
         walk(doc) { node, entering in
             if entering && kind(node) == CMARK_NODE_PARAGRAPH && cmark_node_get_end_line(node) > cmark_node_get_start_line(node) {
@@ -262,7 +273,17 @@ final class Transformer {
         return cells
     }
 
-    private enum Align { case none, left, center, right }
+    private enum Align {
+        case none, left, center, right
+        var index: Int {
+            switch self {
+            case .none: return 0
+            case .left: return 1
+            case .center: return 2
+            case .right: return 3
+            }
+        }
+    }
 
     private func delimiterRow(_ line: ArraySlice<UInt8>) -> [Align]? {
         guard line.contains(UInt8(ascii: "|")), line.contains(UInt8(ascii: "-")) else { return nil }
@@ -356,6 +377,38 @@ final class Transformer {
                   cellParagraphs.allSatisfy({ kind($0) == CMARK_NODE_PARAGRAPH }) else { return }
         }
 
+        if plain && rows.allSatisfy({ row in row.prefix(columns).allSatisfy(Transformer.isInertCell) }) {
+            // No later pass changes such cells: the whole table is one HTML block, written here the
+            // way cmark would render the tree below, and its text is replayed by `collect`.
+            var html: [UInt8] = []
+            html.reserveCapacity(256)
+            html.append(contentsOf: "<table>\n<thead>\n".utf8)
+            for r in 0..<rows.count {
+                if r == 1 { html.append(contentsOf: "<tbody>\n".utf8) }
+                html.append(contentsOf: "<tr>\n".utf8)
+                for c in 0..<columns {
+                    let open = r == 0 ? TableTags.th[aligns[c].index] : TableTags.td[aligns[c].index]
+                    html.append(contentsOf: open.dropLast())
+                    if c < rows[r].count { appendEscaped(&html, rows[r][c]) }
+                    html.append(contentsOf: (r == 0 ? TableTags.thEnd : TableTags.tdEnd).dropLast())
+                }
+                html.append(contentsOf: "</tr>\n".utf8)
+                if r == 0 { html.append(contentsOf: "</thead>\n".utf8) }
+            }
+            if rows.count > 1 { html.append(contentsOf: "</tbody>\n".utf8) }
+            html.append(contentsOf: "</table>\0".utf8)
+            let table = makeCustom(block: true, enterC: html, exitC: emptyCString)
+            setFlag(table, Transformer.directTableFlag)
+            directTables[table] = (rows, columns)
+            if let cut = cutAt {
+                while let next = cmark_node_next(cut) { cmark_node_free(next) }
+                cmark_node_free(cut)
+                cmark_node_insert_after(paragraph, table)
+            } else {
+                replace(paragraph, with: table)
+            }
+            return
+        }
         let baseLine = cmark_node_get_start_line(paragraph) + Int32(headerIndex)
         let table = makeCustom(block: true, enterC: TableTags.table, exitC: TableTags.tableEnd)
         let head = makeCustom(block: true, enterC: TableTags.thead, exitC: TableTags.theadEnd)
@@ -413,6 +466,22 @@ final class Transformer {
         } else {
             replace(paragraph, with: table)
         }
+    }
+
+    /// True for a plain cell that no later pass touches: no strikethrough, autolink or footnote marker.
+    private static func isInertCell(_ cell: ArraySlice<UInt8>) -> Bool {
+        var k = cell.startIndex
+        while k < cell.endIndex {
+            switch cell[k] {
+            case UInt8(ascii: "~"), UInt8(ascii: ":"), 0xEE: return false
+            case UInt8(ascii: "."):
+                // `www.` starts an autolink
+                if k - cell.startIndex >= 3 && cell[(k - 3)..<k].allSatisfy({ $0 | 0x20 == UInt8(ascii: "w") }) { return false }
+            default: break
+            }
+            k += 1
+        }
+        return true
     }
 
     /// True if cmark would parse the cell as exactly its bytes in one text node: no control bytes
@@ -477,6 +546,9 @@ final class Transformer {
         walk(doc) { node, entering in
             guard entering, kind(node) == CMARK_NODE_TEXT, let parent = cmark_node_parent(node), !hasFlag(parent, Transformer.cjkSeenFlag) else { return }
             let lit = literalBytes(node)
+            // most text has neither byte: two memchr calls instead of a Swift loop over every byte
+            guard lit.count >= 2, memchr(lit.baseAddress!, Int32(UInt8(ascii: "*")), lit.count) != nil
+                || memchr(lit.baseAddress!, Int32(UInt8(ascii: "_")), lit.count) != nil else { return }
             var i = 0
             while i + 1 < lit.count {
                 let b = lit[i]
@@ -811,15 +883,22 @@ final class Transformer {
                 if entering, kind(node) == CMARK_NODE_TEXT || kind(node) == CMARK_NODE_CODE { text.append(contentsOf: literalBytes(node)) }
             }
             let title = String(decoding: text, as: UTF8.self)
-            let id = uniqueSlug(HeadingID.make(title))
+            let slug = text.withUnsafeBufferPointer { HeadingID.makeBytes($0) } ?? Array(HeadingID.makeGeneral(title).utf8)
+            let idBytes = uniqueSlug(slug)
             let level = Int(cmark_node_get_heading_level(heading))
-            headings.append(Heading(level: level, text: title, id: id))
+            headings.append(Heading(level: level, text: title, id: String(decoding: idBytes, as: UTF8.self)))
             guard qiita else { continue }
-            let escaped = escapeHTML(id)
-            let wrapper = makeCustom(block: true, enter: "", exit: "")
-            let inner = makeCustom(block: false,
-                                   enter: "<h\(level) id=\"\(escaped)\"><a class=\"anchor\" href=\"#\(escaped)\" aria-hidden=\"true\">#</a>",
-                                   exit: "</h\(level)>")
+            let digit = UInt8(truncatingIfNeeded: 0x30 + level)
+            var enter: [UInt8] = [UInt8(ascii: "<"), UInt8(ascii: "h"), digit]
+            enter.reserveCapacity(idBytes.count * 2 + 80)
+            enter.append(contentsOf: " id=\"".utf8)
+            appendEscaped(&enter, idBytes)
+            enter.append(contentsOf: "\"><a class=\"anchor\" href=\"#".utf8)
+            appendEscaped(&enter, idBytes)
+            enter.append(contentsOf: "\" aria-hidden=\"true\">#</a>\0".utf8)
+            let exit: [UInt8] = [UInt8(ascii: "<"), UInt8(ascii: "/"), UInt8(ascii: "h"), digit, UInt8(ascii: ">"), 0]
+            let wrapper = makeCustom(block: true, enterC: emptyCString, exitC: emptyCString)
+            let inner = makeCustom(block: false, enterC: enter, exitC: exit)
             append(wrapper, inner)
             moveChildren(from: heading, to: inner)
             replace(heading, with: wrapper)
@@ -828,13 +907,12 @@ final class Transformer {
             var literal = literalBytes(block)
             var restored: [UInt8]?
             if qiita, let r = restoreMarkers(literal) { restored = r }
-            let info = Array(UnsafeBufferPointer(start: cmark_node_get_fence_info(block).map { UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self) },
-                                                 count: cmark_node_get_fence_info(block).map { strlen($0) } ?? 0))
+            let info = cBytesView(cmark_node_get_fence_info(block))
             func render(_ code: UnsafeBufferPointer<UInt8>) {
                 codeText.append(contentsOf: code)
                 if codeText.last != 0x0A { codeText.append(0x0A) }
                 if let html = CodeBlockRenderer.render(info: info, code: code, qiita: qiita, highlight: options.highlightCode) {
-                    replace(block, with: makeCustom(block: true, enter: html, exit: []))
+                    replace(block, with: makeCustom(block: true, enterC: html, exitC: emptyCString))
                 } else if let r = restored {
                     setLiteral(block, r)
                 }
@@ -859,17 +937,23 @@ final class Transformer {
         }
     }
 
-    private func uniqueSlug(_ base: String) -> String {
-        let root = base.isEmpty ? "section" : base
+    /// Byte keys hashed in one go (String keys would normalize Japanese text on every lookup).
+    private struct SlugKey: Hashable {
+        var bytes: [UInt8]
+        func hash(into hasher: inout Hasher) { bytes.withUnsafeBytes { hasher.combine(bytes: $0) } }
+    }
+
+    private func uniqueSlug(_ base: [UInt8]) -> [UInt8] {
+        let root = SlugKey(bytes: base.isEmpty ? Array("section".utf8) : base)
         var candidate = root
         var n = usedSlugs[root] ?? 0
         while usedSlugs[candidate] != nil {
             n += 1
-            candidate = "\(root)-\(n)"
+            candidate = SlugKey(bytes: root.bytes + Array("-\(n)".utf8))
         }
         usedSlugs[root] = n
-        usedSlugs[candidate] = usedSlugs[candidate] ?? 0
-        return candidate
+        if usedSlugs[candidate] == nil { usedSlugs[candidate] = 0 }
+        return candidate.bytes
     }
 
     // MARK: - collect text and links; final link/image rendering
@@ -878,6 +962,13 @@ final class Transformer {
         var inImage = 0
         var linkNodes: [Node] = []
         var imageNodes: [Node] = []
+        // Local buffers (moved out and back): no exclusivity checks on the instance's properties per node.
+        var plainText: [UInt8] = []
+        var codeText: [UInt8] = []
+        var links: [MarkdownLink] = []
+        swap(&plainText, &self.plainText)
+        swap(&codeText, &self.codeText)
+        swap(&links, &self.links)
         walk(doc) { node, entering in
             switch kind(node) {
             case CMARK_NODE_TEXT:
@@ -900,6 +991,18 @@ final class Transformer {
                 } else if image {
                     inImage -= 1
                 }
+            case CMARK_NODE_CUSTOM_BLOCK where entering:
+                if hasFlag(node, Transformer.directTableFlag), let table = directTables[node] {
+                    // the text the cell / row / table nodes would have given
+                    for row in table.rows {
+                        for c in 0..<table.columns {
+                            if c < row.count { plainText.append(contentsOf: row[c]) }
+                            let last = plainText.last
+                            if last != 0x20 && last != 0x0A { plainText.append(0x20) }
+                        }
+                        if !plainText.isEmpty && plainText.last != 0x0A { plainText.append(0x0A) }
+                    }
+                }
             case CMARK_NODE_PARAGRAPH, CMARK_NODE_HEADING, CMARK_NODE_ITEM, CMARK_NODE_BLOCK_QUOTE, CMARK_NODE_CUSTOM_BLOCK:
                 if !entering && !plainText.isEmpty && plainText.last != 0x0A { plainText.append(0x0A) }
             case CMARK_NODE_CUSTOM_INLINE:
@@ -907,6 +1010,9 @@ final class Transformer {
             default: break
             }
         }
+        swap(&plainText, &self.plainText)
+        swap(&codeText, &self.codeText)
+        swap(&links, &self.links)
         guard options.qiitaExtensions else { return }
         for link in linkNodes {
             let url = cBytesView(cmark_node_get_url(link))
