@@ -102,14 +102,37 @@ public final class IncrementalBuilder: @unchecked Sendable {
         guard let config, let theme else { throw Diagnostic.error("internal: no configuration") }
         lap(configChanged ? "theme" : "config")
 
-        // Content: re-read only files whose stamp changed.
+        // Content: re-read only files whose stamp changed. When the watcher named only Markdown
+        // files, only those are looked at; anything else (a folder, a rescan) lists content/ again.
         let loader = ContentLoader(siteDirectory: options.siteDirectory, config: config)
-        let paths = loader.markdownFiles()
-        var stamps = [FileStamp?](repeating: nil, count: paths.count)
-        stamps.withUnsafeMutableBufferPointer { buffer in
-            let out = buffer
-            DispatchQueue.concurrentPerform(iterations: paths.count) { index in
-                out[index] = IncrementalBuilder.stamp(root + "/" + paths[index])
+        let contentPrefix = root + "/content/"
+        let onlyMarkdown = !changed.isEmpty && !contentCache.isEmpty && !configChanged && changed.allSatisfy { path in
+            if path.hasPrefix(root + "/static/") { return true }
+            guard path.hasPrefix(contentPrefix), path.hasSuffix(".md") || path.hasSuffix(".markdown") else { return false }
+            var info = stat()
+            return stat(path, &info) != 0 || (info.st_mode & S_IFMT) == S_IFREG
+        }
+        let paths: [String]
+        var stamps: [FileStamp?]
+        if onlyMarkdown {
+            var set = Set(contentCache.keys)
+            for path in changed where path.hasPrefix(contentPrefix) {
+                let relative = String(path.dropFirst(root.count + 1))
+                if relative.split(separator: "/").contains(where: { $0.hasPrefix(".") }) { continue }
+                if FileManager.default.fileExists(atPath: path) { set.insert(relative) } else { set.remove(relative) }
+            }
+            paths = set.sorted()
+            stamps = paths.map { path in
+                changed.contains(root + "/" + path) ? IncrementalBuilder.stamp(root + "/" + path) : contentCache[path]?.stamp
+            }
+        } else {
+            paths = loader.markdownFiles()
+            stamps = [FileStamp?](repeating: nil, count: paths.count)
+            stamps.withUnsafeMutableBufferPointer { buffer in
+                let out = buffer
+                DispatchQueue.concurrentPerform(iterations: paths.count) { index in
+                    out[index] = IncrementalBuilder.stamp(root + "/" + paths[index])
+                }
             }
         }
         var stale: [String] = []
