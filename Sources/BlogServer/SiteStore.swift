@@ -114,7 +114,8 @@ public final class SiteStore: @unchecked Sendable {
         if a.count != b.count { return false }
         return a.withUnsafeBytes { pa in
             b.withUnsafeBytes { pb in
-                a.isEmpty || memcmp(pa.baseAddress!, pb.baseAddress!, a.count) == 0
+                // Outputs an incremental rebuild reused share their storage: no need to read them.
+                a.isEmpty || pa.baseAddress == pb.baseAddress || memcmp(pa.baseAddress!, pb.baseAddress!, a.count) == 0
             }
         }
     }

@@ -41,6 +41,7 @@ public final class IncrementalBuilder: @unchecked Sendable {
     private var outputCache: [String: CachedOutput] = [:]
     private var staticCache: [OutputFile]?
     private var searchCache: [String: (key: Int, analyzed: AnalyzedDocument)] = [:]
+    private var lastModel: SiteModel?
     private var nextVersion = 1
     private var epoch = 0
 
@@ -168,7 +169,9 @@ public final class IncrementalBuilder: @unchecked Sendable {
         lap("content")
 
         let model = try SiteModel.assemble(content, config: config,
-                                           options: SiteModel.Options(includeDrafts: options.includeDrafts, includeFuture: options.includeFuture, now: options.now))
+                                           options: SiteModel.Options(includeDrafts: options.includeDrafts, includeFuture: options.includeFuture, now: options.now),
+                                           previous: lastModel)
+        lastModel = model
         lap("assemble")
 
         let postVersions = model.posts.map { contentCache[$0.sourcePath]?.version ?? 0 }

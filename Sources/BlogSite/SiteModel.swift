@@ -50,7 +50,9 @@ public struct SiteModel: Sendable {
     }
 
     /// Assembles the site; duplicate URLs are errors naming both files.
-    public static func assemble(_ content: ContentSet, config: SiteConfig, options: Options) throws -> SiteModel {
+    /// `previous`: the model of the last build, whose related posts are reused when no post's
+    /// position or tags changed (related posts depend on nothing else).
+    public static func assemble(_ content: ContentSet, config: SiteConfig, options: Options, previous: SiteModel? = nil) throws -> SiteModel {
         let nowSeconds = Int64(options.now.timeIntervalSince1970)
         var posts = content.posts.filter { post in
             (options.includeDrafts || !post.draft) && (options.includeFuture || post.date.epochSeconds <= nowSeconds)
@@ -130,7 +132,14 @@ public struct SiteModel: Sendable {
             months[year] = byMonth.keys.sorted(by: >).map { ArchivePeriod(year: year, month: $0, postIndices: byMonth[$0]!) }
         }
 
-        let related = relatedPosts(postTags: postTags, tags: tags)
+        let related: [[Int]]
+        if let previous, previous.postTags == postTags, previous.posts.count == posts.count,
+           zip(previous.posts, posts).allSatisfy({ $0.sourcePath == $1.sourcePath }),
+           zip(previous.tags, tags).allSatisfy({ $0.key == $1.key && $0.postIndices == $1.postIndices }) {
+            related = previous.related
+        } else {
+            related = relatedPosts(postTags: postTags, tags: tags)
+        }
         return SiteModel(config: config, posts: posts, pages: pages, tags: tags, years: years, months: months,
                          related: related, postTags: postTags)
     }
