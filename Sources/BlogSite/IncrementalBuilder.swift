@@ -229,9 +229,28 @@ public final class IncrementalBuilder: @unchecked Sendable {
             outputs += entry.files
         }
         outputCache = newOutputs
+        lap("feeds")
         let indexes = IndexWriter(model: model, urls: urls)
-        outputs.append(indexes.tagsJSON())
-        outputs.append(indexes.postsJSON())
+        // tags.json and posts.json: rebuilt only when what they list changed.
+        var tagsHasher = Hasher()
+        tagsHasher.combine(epoch)
+        for tag in model.tags {
+            tagsHasher.combine(tag.name)
+            tagsHasher.combine(tag.slug)
+            for index in tag.postIndices { tagsHasher.combine(model.posts[index].id) }
+        }
+        var postsHasher = Hasher()
+        postsHasher.combine(epoch)
+        for (index, version) in postVersions.enumerated() {
+            postsHasher.combine(version)
+            for tag in model.postTags[index] { postsHasher.combine(model.tags[tag].name) }
+        }
+        for (key, fingerprint, make) in [("json:tags", tagsHasher.finalize(), indexes.tagsJSON), ("json:posts", postsHasher.finalize(), indexes.postsJSON)] {
+            let entry = outputCache[key]?.fingerprint == fingerprint ? outputCache[key]! : CachedOutput(fingerprint: fingerprint, files: [make()])
+            outputCache[key] = entry
+            outputs += entry.files
+        }
+        lap("json")
         outputs += indexes.searchIndex(cache: &searchCache) { index in
             var hasher = Hasher()
             hasher.combine(postVersions[index])
@@ -239,11 +258,12 @@ public final class IncrementalBuilder: @unchecked Sendable {
             for tag in model.postTags[index] { hasher.combine(model.tags[tag].name) }
             return hasher.finalize()
         }
+        lap("search")
         outputs += feeds.sitemap(pagePaths: SiteBuilder.sitemapPaths(model: model, urls: urls))
         outputs.append(feeds.robots())
         outputs.append(OutputFile(path: ".nojekyll", bytes: []))
         outputs += theme.assets.map { OutputFile(path: $0.path, bytes: $0.bytes) }
-        lap("indexes")
+        lap("sitemap")
 
         if staticCache == nil || touches("static") || everything {
             staticCache = try SiteBuilder.staticFiles(options.siteDirectory)
