@@ -37,7 +37,7 @@ let package = Package(
         .plugin(name: "EmbedTheme", capability: .buildTool(), dependencies: ["embed-theme"]),
         .target(name: "DefaultTheme", plugins: ["EmbedTheme"]),
         // Assembly, rendering, feeds, indexes, output.
-        .target(name: "BlogSite", dependencies: ["BlogCore", "BlogContent", "BlogMustache", "BlogSearch", "DefaultTheme"]),
+        .target(name: "BlogSite", dependencies: ["BlogCore", "BlogYAML", "BlogContent", "BlogMustache", "BlogSearch", "DefaultTheme"]),
         // The preview server: libmicrohttpd, inotify, live reload.
         .target(name: "BlogServer", dependencies: ["BlogCore", "CMicroHTTPD"]),
         // Commands, argument parsing, help, exit codes.

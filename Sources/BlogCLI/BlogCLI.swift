@@ -5,6 +5,7 @@ import Foundation
 /// Every subcommand, in the order `blog --help` lists them.
 public let allCommands: [BlogCommand.Type] = [
     BuildCommand.self,
+    ServeCommand.self,
     CheckCommand.self,
     ThemeCommand.self,
     ImportCommand.self, NewCommand.self, InitCommand.self,

@@ -46,44 +46,74 @@ public struct Post: Sendable {
     /// Line of each front matter key.
     public var keyLines: [String: Int]
 
-    /// A short plain-text summary: the description, else the start of the text.
-    public var summary: String {
-        if let description, !description.isEmpty { return description }
-        return Post.excerpt(content.plainText, limit: 140)
+    /// A short plain-text summary: the description, else the start of the text (computed once, at load).
+    public var summary: String = ""
+    /// Minutes to read (computed once, at load).
+    public var readingMinutes: Int = 1
+
+    public init(sourcePath: String, title: String, date: PostDate, updated: PostDate?, tags: [String], draft: Bool,
+                slug: String, description: String?, id: String, content: RenderedMarkdown, bodyFirstLine: Int, keyLines: [String: Int]) {
+        self.sourcePath = sourcePath
+        self.title = title
+        self.date = date
+        self.updated = updated
+        self.tags = tags
+        self.draft = draft
+        self.slug = slug
+        self.description = description
+        self.id = id
+        self.content = content
+        self.bodyFirstLine = bodyFirstLine
+        self.keyLines = keyLines
+        if let description, !description.isEmpty {
+            summary = description
+        } else {
+            summary = Post.excerpt(content.plainText, limit: 140)
+        }
+        readingMinutes = Post.readingMinutes(content.plainText)
     }
 
-    /// The first `limit` characters of text with whitespace folded, with an ellipsis when cut.
+    /// The first `limit` characters (Unicode scalars) of text with whitespace folded, with an ellipsis when cut.
     public static func excerpt(_ text: String, limit: Int) -> String {
-        var result = ""
+        var result = String.UnicodeScalarView()
         var count = 0
         var lastWasSpace = true
-        for character in text {
-            if character.isWhitespace {
+        for scalar in text.unicodeScalars {
+            if scalar == " " || scalar == "\n" || scalar == "\t" || scalar == "\r" || scalar == "\u{3000}" || (scalar.value > 0x7F && scalar.properties.isWhitespace) {
                 if !lastWasSpace {
                     result.append(" ")
                     count += 1
                 }
                 lastWasSpace = true
             } else {
-                result.append(character)
+                // Combining marks stay with their base character.
+                if count >= limit && !(scalar.value > 0x7F && scalar.properties.generalCategory == .nonspacingMark) {
+                    var cut = String(result)
+                    while cut.hasSuffix(" ") { cut.removeLast() }
+                    return cut + "…"
+                }
+                result.append(scalar)
                 count += 1
                 lastWasSpace = false
             }
-            if count >= limit {
-                return result.trimmingCharacters(in: .whitespaces) + "…"
-            }
         }
-        return result.trimmingCharacters(in: .whitespaces)
+        var text = String(result)
+        while text.hasSuffix(" ") { text.removeLast() }
+        return text
     }
 
     /// Minutes to read: Japanese counted by characters (500 a minute), other text by words (200 a minute).
-    public var readingMinutes: Int {
+    public static func readingMinutes(_ text: String) -> Int {
         var cjk = 0
         var words = 0
         var inWord = false
-        for scalar in content.plainText.unicodeScalars {
+        for scalar in text.unicodeScalars {
             let v = scalar.value
-            if (0x3040...0x30FF).contains(v) || (0x3400...0x9FFF).contains(v) || (0xAC00...0xD7AF).contains(v) || (0xF900...0xFAFF).contains(v) {
+            if v < 0x80 {
+                let isWordByte = (v >= 0x30 && v <= 0x39) || (v >= 0x41 && v <= 0x5A) || (v >= 0x61 && v <= 0x7A)
+                if isWordByte && !inWord { words += 1 }
+                inWord = isWordByte
+            } else if (0x3040...0x30FF).contains(v) || (0x3400...0x9FFF).contains(v) || (0xAC00...0xD7AF).contains(v) || (0xF900...0xFAFF).contains(v) {
                 cjk += 1
                 inWord = false
             } else if scalar.properties.isAlphabetic || scalar.properties.numericType != nil {

@@ -43,24 +43,39 @@ public struct ContentLoader {
         case failed
     }
 
-    /// Loads every file. Throws a `DiagnosticList` with every error found (capped) when any file is bad.
-    public func load(includeDrafts: Bool = true) throws -> ContentSet {
-        let files = markdownFiles()
+    /// The result of loading one Markdown file.
+    public struct LoadedFile: Sendable {
+        public var path: String
+        public var post: Post?
+        public var page: Page?
+        /// Errors and warnings of this file.
+        public var diagnostics: [Diagnostic]
+    }
+
+    /// Loads the given files (paths relative to the site folder) on all cores, in order.
+    public func loadFiles(_ files: [String]) -> [LoadedFile] {
         let renderer = MarkdownRenderer(options: MarkdownOptions(hardBreaks: config.markdownHardBreaks, unsafeHTML: config.markdownUnsafe))
-        var results = [Loaded](repeating: .failed, count: files.count)
-        var diagnostics = [[Diagnostic]](repeating: [], count: files.count)
-        results.withUnsafeMutableBufferPointer { resultBuffer in
-            diagnostics.withUnsafeMutableBufferPointer { diagnosticBuffer in
-                let results = resultBuffer
-                let diagnosticsOut = diagnosticBuffer
-                DispatchQueue.concurrentPerform(iterations: files.count) { index in
-                    var found: [Diagnostic] = []
-                    results[index] = loadFile(files[index], renderer: renderer, diagnostics: &found)
-                    diagnosticsOut[index] = found
+        var results = [LoadedFile?](repeating: nil, count: files.count)
+        results.withUnsafeMutableBufferPointer { buffer in
+            let out = buffer
+            DispatchQueue.concurrentPerform(iterations: files.count) { index in
+                var found: [Diagnostic] = []
+                let loaded = loadFile(files[index], renderer: renderer, diagnostics: &found)
+                var file = LoadedFile(path: files[index], post: nil, page: nil, diagnostics: found)
+                switch loaded {
+                case .post(let post): file.post = post
+                case .page(let page): file.page = page
+                case .failed: break
                 }
+                out[index] = file
             }
         }
-        let all = diagnostics.flatMap { $0 }
+        return results.map { $0! }
+    }
+
+    /// Turns loaded files into a content set; throws a `DiagnosticList` with every error (capped) when any file is bad.
+    public func collect(_ files: [LoadedFile]) throws -> ContentSet {
+        let all = files.flatMap(\.diagnostics)
         let errors = all.filter { $0.severity == .error }
         if !errors.isEmpty {
             var listed = Array(errors.prefix(errorLimit))
@@ -69,16 +84,12 @@ public struct ContentLoader {
             }
             throw DiagnosticList(listed + all.filter { $0.severity != .error }.prefix(errorLimit))
         }
-        var posts: [Post] = []
-        var pages: [Page] = []
-        for result in results {
-            switch result {
-            case .post(let post): posts.append(post)
-            case .page(let page): pages.append(page)
-            case .failed: break
-            }
-        }
-        return ContentSet(posts: posts, pages: pages, warnings: all)
+        return ContentSet(posts: files.compactMap(\.post), pages: files.compactMap(\.page), warnings: all)
+    }
+
+    /// Loads every file. Throws a `DiagnosticList` with every error found (capped) when any file is bad.
+    public func load() throws -> ContentSet {
+        try collect(loadFiles(markdownFiles()))
     }
 
     func loadFile(_ path: String, renderer: MarkdownRenderer, diagnostics: inout [Diagnostic]) -> Loaded {

@@ -15,19 +15,44 @@ public struct SplitDocument: Sendable {
     /// Splits at line-anchored `---` fences: the first line must be `---` and the front matter ends at
     /// the next line that is `---` or `...` (trailing spaces allowed). A `---` elsewhere is Markdown.
     public static func split(_ text: String, path: String) throws -> SplitDocument {
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        func isFence(_ line: Substring, allowDots: Bool) -> Bool {
-            var trimmed = line
-            while let last = trimmed.last, last == " " || last == "\t" { trimmed.removeLast() }
-            return trimmed == "---" || (allowDots && trimmed == "...")
+        let bytes = Array(text.utf8)
+        let count = bytes.count
+        /// End of the line starting at `start` (index of its `\n`, or `count`).
+        func lineEnd(_ start: Int) -> Int {
+            var i = start
+            while i < count && bytes[i] != 0x0A { i += 1 }
+            return i
         }
-        guard let first = lines.first, isFence(first, allowDots: false) else {
+        /// Whether bytes[start..<end] is `---` (or `...` when allowed) followed only by spaces or tabs.
+        func isFence(_ start: Int, _ end: Int, allowDots: Bool) -> Bool {
+            guard end - start >= 3 else { return false }
+            let c = bytes[start]
+            guard c == UInt8(ascii: "-") || (allowDots && c == UInt8(ascii: ".")) else { return false }
+            guard bytes[start + 1] == c && bytes[start + 2] == c else { return false }
+            var i = start + 3
+            while i < end {
+                if bytes[i] != 0x20 && bytes[i] != 0x09 { return false }
+                i += 1
+            }
+            return true
+        }
+        let firstEnd = lineEnd(0)
+        guard isFence(0, firstEnd, allowDots: false) else {
             return SplitDocument(yaml: nil, yamlFirstLine: 1, body: text, bodyFirstLine: 1)
         }
-        for index in 1..<max(lines.count, 1) where isFence(lines[index], allowDots: true) {
-            let yaml = lines[1..<index].joined(separator: "\n")
-            lines.removeFirst(index + 1)
-            return SplitDocument(yaml: yaml, yamlFirstLine: 2, body: lines.joined(separator: "\n"), bodyFirstLine: index + 2)
+        var line = 2
+        var start = firstEnd + 1
+        while start <= count {
+            let end = lineEnd(start)
+            if isFence(start, end, allowDots: true) {
+                let yamlEnd = max(firstEnd + 1, start - 1)
+                let yaml = String(decoding: bytes[min(firstEnd + 1, yamlEnd)..<yamlEnd], as: UTF8.self)
+                let bodyStart = min(end + 1, count)
+                return SplitDocument(yaml: yaml, yamlFirstLine: 2, body: String(decoding: bytes[bodyStart...], as: UTF8.self), bodyFirstLine: line + 1)
+            }
+            if end >= count { break }
+            start = end + 1
+            line += 1
         }
         throw Diagnostic.error("the front matter starting here is not closed by a '---' line", at: SourceLocation(file: path, line: 1, column: 1))
     }

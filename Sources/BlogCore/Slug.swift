@@ -10,7 +10,7 @@ public enum Slug {
         var pendingDash = false
         for scalar in normalized.unicodeScalars {
             let keep = scalar.properties.isAlphabetic || scalar.properties.numericType != nil
-                || scalar == "_" || scalar == "+" || (scalar.value >= 0x3040 && scalar.value <= 0x30FF)
+                || scalar == "_" || scalar == "+" || (scalar.value >= 0x3040 && scalar.value <= 0x30FF && scalar.value != 0x30FB)
             if keep {
                 if pendingDash && !result.isEmpty { result.append("-") }
                 pendingDash = false

@@ -77,15 +77,59 @@ public struct MarkdownRenderer: Sendable {
         self.options = options
     }
 
+    /// Renders one document. Parses with cmark, applies the dialect on the tree, renders with cmark.
     public func render(_ markdown: String) -> RenderedMarkdown {
-        var flags = CMARK_OPT_DEFAULT | CMARK_OPT_VALIDATE_UTF8
-        if options.hardBreaks { flags |= CMARK_OPT_HARDBREAKS }
-        if options.unsafeHTML { flags |= CMARK_OPT_UNSAFE }
-        let html: String = markdown.withCString { pointer in
-            guard let out = cmark_markdown_to_html(pointer, strlen(pointer), flags) else { return "" }
+        var source = Array(markdown.utf8)
+        var prepass: Prepass?
+        if options.qiitaExtensions {
+            let p = Prepass.run(source)
+            source = p.bytes
+            prepass = p
+        }
+        let parseFlags = CMARK_OPT_VALIDATE_UTF8
+        guard let doc = source.withUnsafeBufferPointer({ buffer -> Node? in
+            guard let base = buffer.baseAddress else { return cmark_parse_document("", 0, parseFlags) }
+            return base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { cmark_parse_document($0, buffer.count, parseFlags) }
+        }) else { return RenderedMarkdown(html: "") }
+        defer { cmark_node_free(doc) }
+
+        let transformer = Transformer(options: options, parseFlags: parseFlags, source: source, prepass: prepass)
+        transformer.run(doc)
+
+        var renderFlags = CMARK_OPT_DEFAULT
+        if options.hardBreaks { renderFlags |= CMARK_OPT_HARDBREAKS }
+        if options.unsafeHTML { renderFlags |= CMARK_OPT_UNSAFE }
+        var html = ""
+        if let out = cmark_render_html(doc, renderFlags) {
+            html = String(cString: out)
+            free(out)
+        }
+        var plain = transformer.plainText
+        while let last = plain.last, last == 0x0A || last == 0x20 { plain.removeLast() }
+        return RenderedMarkdown(html: html,
+                                headings: transformer.headings,
+                                plainText: String(decoding: plain, as: UTF8.self),
+                                codeText: String(decoding: transformer.codeText, as: UTF8.self),
+                                links: transformer.links)
+    }
+
+    /// Plain libcmark (`cmark_markdown_to_html`, CommonMark only) for benchmarks and comparisons:
+    /// `make bench` can time this against `render` on the same corpus.
+    public static func renderPlainCmark(_ markdown: String, unsafe: Bool = true, hardBreaks: Bool = false) -> String {
+        var flags = CMARK_OPT_DEFAULT
+        if unsafe { flags |= CMARK_OPT_UNSAFE }
+        if hardBreaks { flags |= CMARK_OPT_HARDBREAKS }
+        let bytes = Array(markdown.utf8)
+        return bytes.withUnsafeBufferPointer { buffer -> String in
+            let out: UnsafeMutablePointer<CChar>?
+            if let base = buffer.baseAddress {
+                out = base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { cmark_markdown_to_html($0, buffer.count, flags) }
+            } else {
+                out = cmark_markdown_to_html("", 0, flags)
+            }
+            guard let out else { return "" }
             defer { free(out) }
             return String(cString: out)
         }
-        return RenderedMarkdown(html: html)
     }
 }

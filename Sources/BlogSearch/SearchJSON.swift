@@ -90,10 +90,17 @@ enum PostingAlphabet {
 struct FNV1a {
     var hash: UInt32 = 0x811C9DC5
     mutating func add(_ bytes: [UInt8]) {
-        for b in bytes {
-            hash ^= UInt32(b)
-            hash = hash &* 0x01000193
+        var h = hash
+        bytes.withUnsafeBufferPointer { buffer in
+            guard let p = buffer.baseAddress else { return }
+            var i = 0
+            let n = buffer.count
+            while i < n {
+                h = (h ^ UInt32(p[i])) &* 0x01000193
+                i += 1
+            }
         }
+        hash = h
     }
     var hex: String {
         let s = String(hash, radix: 16)

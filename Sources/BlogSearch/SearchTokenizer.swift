@@ -17,10 +17,13 @@ import Foundation
 ///    - anything else separates runs.
 /// 3. Lowercasing happens per word after splitting (full Unicode lowercasing, then `ς` → `σ`).
 /// Word runs longer than `maxWordLength` code points are dropped (base64 blobs, hashes).
+///
+/// The scanner works on the UTF-8 bytes of the normalized text: CJK bigrams and plain lowercase
+/// ASCII words are slices of the input and are never copied.
 public enum SearchTokenizer {
     /// Version of the tokenizer rules, written to meta.json; bump when tokens change.
     public static let version = 1
-    /// Word runs longer than this (in code points) are not indexed.
+    /// Word runs longer than this (in code points, underscores included) are not indexed.
     public static let maxWordLength = 64
     /// Identifiers with more parts than this only index the whole word and the parts.
     static let maxPartsForSpans = 8
@@ -30,7 +33,7 @@ public enum SearchTokenizer {
     /// All index tokens of `text`, in order (a word's tokens in the order whole, parts, spans).
     public static func tokens(_ text: String) -> [String] {
         var out: [String] = []
-        _ = analyze(text, startPosition: 0) { token, _ in out.append(token) }
+        analyze(text, startPosition: 0) { token, _ in out.append(String(decoding: token, as: UTF8.self)) }
         return out
     }
 
@@ -38,23 +41,81 @@ public enum SearchTokenizer {
     /// (or the single character) for a CJK run. Every one of them is also an index token.
     public static func queryTerms(_ text: String) -> [String] {
         var out: [String] = []
-        forEachRun(normalize(text)) { run in
-            switch run {
-            case .cjk(let scalars):
-                appendCJKTokens(scalars) { token, _ in out.append(token) }
-            case .word(let scalars):
-                if let whole = wholeWord(scalars) { out.append(whole) }
+        var normalized = normalize(text)
+        normalized.withUTF8 { buffer in
+            _ = scan(buffer, startPosition: 0, wholeWordsOnly: true) { token, _ in
+                out.append(String(decoding: token, as: UTF8.self))
             }
         }
         return out
     }
 
     /// NFKC. Computed as NFKD followed by canonical composition because Foundation's
-    /// `precomposedStringWithCompatibilityMapping` on Linux leaves decomposed sequences that
-    /// come from compatibility mappings uncomposed (`ﾃﾞ` → `テ` U+3099 instead of `デ`).
+    /// `precomposedStringWithCompatibilityMapping` on Linux leaves sequences that come from
+    /// compatibility mappings uncomposed (`ﾃﾞ` → `テ` U+3099 instead of `デ`). Lines made only of
+    /// characters that NFKC leaves alone (ASCII, kana, CJK ideographs, `、。「」`) are not converted.
     public static func normalize(_ text: String) -> String {
-        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text }  // ASCII is NFKC already
-        return text.decomposedStringWithCompatibilityMapping.precomposedStringWithCanonicalMapping
+        var text = text
+        return text.withUTF8 { buffer -> String in
+            guard let bytes = buffer.baseAddress else { return "" }
+            var out: String? = nil
+            var segmentStart = 0
+            var dirty = false
+            var i = 0
+            let n = buffer.count
+            while i < n {
+                let b0 = bytes[i]
+                if b0 < 0x80 {
+                    if b0 == 0x0A {
+                        if out != nil { appendSegment(buffer, segmentStart, i + 1, dirty, to: &out) }
+                        segmentStart = i + 1
+                        dirty = false
+                    }
+                    i += 1
+                    continue
+                }
+                var cp: UInt32
+                var length: Int
+                if b0 < 0xE0 {
+                    cp = UInt32(b0 & 0x1F) << 6 | UInt32(bytes[i + 1] & 0x3F); length = 2
+                } else if b0 < 0xF0 {
+                    cp = UInt32(b0 & 0x0F) << 12 | UInt32(bytes[i + 1] & 0x3F) << 6 | UInt32(bytes[i + 2] & 0x3F); length = 3
+                } else {
+                    cp = UInt32(b0 & 0x07) << 18 | UInt32(bytes[i + 1] & 0x3F) << 12 | UInt32(bytes[i + 2] & 0x3F) << 6 | UInt32(bytes[i + 3] & 0x3F); length = 4
+                }
+                if !dirty && !isNFKCStable(cp) {
+                    if out == nil {
+                        // Everything before this line was clean: keep it verbatim.
+                        out = String(decoding: UnsafeBufferPointer(rebasing: buffer[0..<segmentStart]), as: UTF8.self)
+                    }
+                    dirty = true
+                }
+                i += length
+            }
+            guard out != nil else { return String(decoding: buffer, as: UTF8.self) }
+            appendSegment(buffer, segmentStart, n, dirty, to: &out)
+            return out!
+        }
+    }
+
+    private static func appendSegment(_ buffer: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, _ dirty: Bool, to out: inout String?) {
+        guard start < end else { return }
+        let segment = String(decoding: UnsafeBufferPointer(rebasing: buffer[start..<end]), as: UTF8.self)
+        if out == nil { out = "" }
+        if dirty {
+            out! += segment.decomposedStringWithCompatibilityMapping.precomposedStringWithCanonicalMapping
+        } else {
+            out! += segment
+        }
+    }
+
+    /// Characters that NFKC maps to themselves and that never combine with what follows.
+    static func isNFKCStable(_ cp: UInt32) -> Bool {
+        if cp >= 0x4E00 && cp <= 0x9FFF { return true }
+        if cp >= 0x3041 && cp <= 0x3096 { return true }
+        if cp >= 0x30A1 && cp <= 0x30FE { return true }
+        if cp == 0x3001 || cp == 0x3002 || cp == 0x309D || cp == 0x309E { return true }
+        return (cp >= 0x3005 && cp <= 0x3007) || (cp >= 0x300C && cp <= 0x300F)
     }
 
     /// A tag as it is matched by `tag:` filters: NFKC, lowercased, inner whitespace collapsed.
@@ -63,136 +124,266 @@ public enum SearchTokenizer {
         return lowered.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
     }
 
-    // MARK: - Internals used by the index builder
+    // MARK: - The scanner
 
-    enum Run {
-        case cjk(ArraySlice<Unicode.Scalar>)
-        case word(ArraySlice<Unicode.Scalar>)
-    }
-
-    /// Calls `emit(token, position)` for every token; returns the position after the last token.
-    /// A word run takes one position (all its tokens share it), a CJK run of n > 1 characters takes
-    /// n - 1 positions (one per bigram), a one-character CJK run takes one.
+    /// Calls `emit(tokenUTF8, position)` for every token of `text` (normalized here); returns the
+    /// position after the last token. A word run takes one position (all its tokens share it), a
+    /// CJK run of n > 1 characters takes n − 1 positions (one per bigram), a one-character run one.
+    /// The buffer passed to `emit` is only valid during the call.
     @discardableResult
-    static func analyze(_ text: String, startPosition: Int, emit: (String, Int) -> Void) -> Int {
-        var position = startPosition
-        forEachRun(normalize(text)) { run in
-            switch run {
-            case .cjk(let scalars):
-                position = appendCJKTokens(scalars, at: position, emit)
-            case .word(let scalars):
-                if emitWordTokens(scalars, at: position, emit) { position += 1 }
-            }
-        }
-        return position
+    static func analyze(_ text: String, startPosition: Int, emit: (UnsafeBufferPointer<UInt8>, Int) -> Void) -> Int {
+        var normalized = normalize(text)
+        return normalized.withUTF8 { scan($0, startPosition: startPosition, wholeWordsOnly: false, emit: emit) }
     }
 
-    static func forEachRun(_ normalized: String, _ body: (Run) -> Void) {
-        var buffer: [Unicode.Scalar] = []
-        buffer.reserveCapacity(64)
-        var kind = 0  // 0 none, 1 cjk, 2 word
-        for scalar in normalized.unicodeScalars {
-            let value = scalar.value
-            let k: Int
-            if value < 0x80 {
-                // ASCII fast path.
-                if (value >= 0x61 && value <= 0x7A) || (value >= 0x41 && value <= 0x5A) || (value >= 0x30 && value <= 0x39) || value == 0x5F {
+    static func scan(_ buffer: UnsafeBufferPointer<UInt8>, startPosition: Int, wholeWordsOnly: Bool,
+                     emit: (UnsafeBufferPointer<UInt8>, Int) -> Void) -> Int {
+        guard let p = buffer.baseAddress else { return startPosition }
+        var position = startPosition
+        let n = buffer.count
+        var i = 0
+        // Current run: 0 none, 1 CJK, 2 word.
+        var kind = 0
+        var runStart = 0
+        var cjkCount = 0
+        var previousCharStart = 0
+        var wordNonASCII = false
+        var wordUpperOrUnderscore = false
+
+        func finishRun(at end: Int) {
+            if kind == 1 {
+                if cjkCount == 1 {
+                    emit(UnsafeBufferPointer(start: p + runStart, count: end - runStart), position)
+                    position += 1
+                }
+            } else if kind == 2 {
+                let word = UnsafeBufferPointer(start: p + runStart, count: end - runStart)
+                if !wordNonASCII && !wordUpperOrUnderscore {
+                    if word.count <= maxWordLength {
+                        emit(word, position)
+                        position += 1
+                    }
+                } else if wordNonASCII {
+                    if emitWord(word, wholeOnly: wholeWordsOnly, position: position, emit) { position += 1 }
+                } else if emitASCIIIdentifier(word, wholeOnly: wholeWordsOnly, position: position, emit) {
+                    position += 1
+                }
+            }
+            kind = 0
+        }
+
+        while i < n {
+            let b0 = p[i]
+            var cp: UInt32
+            var length: Int
+            var k: Int
+            if b0 < 0x80 {
+                length = 1
+                cp = UInt32(b0)
+                if (b0 >= 0x61 && b0 <= 0x7A) || (b0 >= 0x30 && b0 <= 0x39) {
                     k = 2
+                } else if (b0 >= 0x41 && b0 <= 0x5A) || b0 == 0x5F {
+                    k = 2
+                    if kind == 2 { wordUpperOrUnderscore = true }
                 } else {
                     k = 0
                 }
-            } else if isCJK(value) {
-                k = 1
-            } else if isWordLetter(value) {
-                k = 2
             } else {
-                k = 0
+                if b0 < 0xE0 {
+                    cp = UInt32(b0 & 0x1F) << 6 | UInt32(p[i + 1] & 0x3F); length = 2
+                } else if b0 < 0xF0 {
+                    cp = UInt32(b0 & 0x0F) << 12 | UInt32(p[i + 1] & 0x3F) << 6 | UInt32(p[i + 2] & 0x3F); length = 3
+                } else {
+                    cp = UInt32(b0 & 0x07) << 18 | UInt32(p[i + 1] & 0x3F) << 12 | UInt32(p[i + 2] & 0x3F) << 6 | UInt32(p[i + 3] & 0x3F); length = 4
+                }
+                k = isCJK(cp) ? 1 : (isWordLetter(cp) ? 2 : 0)
             }
             if k != kind {
-                if kind == 1 { body(.cjk(buffer[...])) } else if kind == 2 { body(.word(buffer[...])) }
-                buffer.removeAll(keepingCapacity: true)
+                finishRun(at: i)
                 kind = k
+                runStart = i
+                if k == 1 {
+                    cjkCount = 0
+                } else if k == 2 {
+                    wordNonASCII = false
+                    wordUpperOrUnderscore = (cp >= 0x41 && cp <= 0x5A) || cp == 0x5F
+                }
             }
-            if k != 0 { buffer.append(scalar) }
+            if k == 1 {
+                if cjkCount > 0 {
+                    emit(UnsafeBufferPointer(start: p + previousCharStart, count: i + length - previousCharStart), position)
+                    position += 1
+                }
+                cjkCount += 1
+                previousCharStart = i
+            } else if k == 2 && length > 1 {
+                wordNonASCII = true
+            }
+            i += length
         }
-        if kind == 1 { body(.cjk(buffer[...])) } else if kind == 2 { body(.word(buffer[...])) }
-    }
-
-    static func isCJK(_ v: UInt32) -> Bool {
-        switch v {
-        case 0x3005...0x3007: return true              // 々 〆 〇
-        case 0x3041...0x309F: return true              // Hiragana
-        case 0x30A1...0x30FA, 0x30FC...0x30FF: return true  // Katakana incl. ー, without ゠ and ・
-        case 0x31F0...0x31FF: return true              // Katakana phonetic extensions
-        case 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xF900...0xFAFF: return true  // Han
-        case 0x20000...0x3134F: return true            // Han, supplementary planes
-        case 0x1100...0x11FF, 0x3131...0x318E, 0xA960...0xA97F: return true  // Hangul Jamo
-        case 0xAC00...0xD7A3, 0xD7B0...0xD7FF: return true  // Hangul syllables
-        default: return false
-        }
-    }
-
-    /// Non-ASCII letters that belong to word runs.
-    static func isWordLetter(_ v: UInt32) -> Bool {
-        switch v {
-        case 0xC0...0x24F: return v != 0xD7 && v != 0xF7  // Latin-1 letters, Latin Extended-A/B
-        case 0x370...0x3FF: return v != 0x37E && v != 0x387 && v != 0x375  // Greek
-        case 0x400...0x4FF: return true                   // Cyrillic
-        case 0x1E00...0x1EFF: return true                 // Latin Extended Additional
-        default: return false
-        }
-    }
-
-    @discardableResult
-    static func appendCJKTokens(_ scalars: ArraySlice<Unicode.Scalar>, at start: Int = 0, _ emit: (String, Int) -> Void) -> Int {
-        var position = start
-        if scalars.count == 1 {
-            var s = String.UnicodeScalarView()
-            s.append(scalars[scalars.startIndex])
-            emit(String(s), position)
-            return position + 1
-        }
-        var i = scalars.startIndex
-        while i + 1 < scalars.endIndex {
-            var s = String.UnicodeScalarView()
-            s.append(scalars[i])
-            s.append(scalars[i + 1])
-            emit(String(s), position)
-            position += 1
-            i += 1
-        }
+        finishRun(at: n)
         return position
     }
 
-    /// The whole word: lowercased, leading and trailing `_` removed; nil if nothing is left or the
-    /// run is too long.
-    static func wholeWord(_ scalars: ArraySlice<Unicode.Scalar>) -> String? {
-        var lo = scalars.startIndex, hi = scalars.endIndex
-        while lo < hi, scalars[lo] == "_" { lo += 1 }
-        while hi > lo, scalars[hi - 1] == "_" { hi -= 1 }
-        if lo == hi || scalars.count > maxWordLength { return nil }
-        return lowercase(scalars[lo..<hi])
+    /// An ASCII word run with capitals or underscores: whole word, parts, spans — the same rules
+    /// as `emitWord`, on bytes. Returns false when nothing was emitted.
+    static func emitASCIIIdentifier(_ word: UnsafeBufferPointer<UInt8>, wholeOnly: Bool, position: Int,
+                                    _ emit: (UnsafeBufferPointer<UInt8>, Int) -> Void) -> Bool {
+        let n = word.count
+        if n > maxWordLength { return false }
+        let p = word.baseAddress!
+        var lo = 0, hi = n
+        while lo < hi && p[lo] == 0x5F { lo += 1 }
+        while hi > lo && p[hi - 1] == 0x5F { hi -= 1 }
+        if lo == hi { return false }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 2048) { scratch -> Bool in
+            let out = scratch.baseAddress!
+            // Lowercased copy of the run.
+            var i = 0
+            while i < n {
+                let c = p[i]
+                out[i] = (c >= 0x41 && c <= 0x5A) ? c + 0x20 : c
+                i += 1
+            }
+            emit(UnsafeBufferPointer(start: out + lo, count: hi - lo), position)
+            if wholeOnly { return true }
+            // Part boundaries (start, end) pairs, at most n parts.
+            return withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * n + 256) { ints -> Bool in
+                let parts = ints.baseAddress!
+                var partCount = 0
+                var partStart = -1
+                i = 0
+                while i < n {
+                    let c = p[i]
+                    if c == 0x5F {
+                        if partStart >= 0 { parts[2 * partCount] = partStart; parts[2 * partCount + 1] = i; partCount += 1; partStart = -1 }
+                        i += 1
+                        continue
+                    }
+                    if partStart >= 0 {
+                        let prev = p[i - 1]
+                        if c >= 0x41 && c <= 0x5A {
+                            let prevLower = prev >= 0x61 && prev <= 0x7A
+                            let prevDigit = prev >= 0x30 && prev <= 0x39
+                            let prevUpper = prev >= 0x41 && prev <= 0x5A
+                            let nextLower = i + 1 < n && p[i + 1] >= 0x61 && p[i + 1] <= 0x7A
+                            if prevLower || prevDigit || (prevUpper && nextLower) {
+                                parts[2 * partCount] = partStart; parts[2 * partCount + 1] = i; partCount += 1
+                                partStart = i
+                            }
+                        }
+                    } else {
+                        partStart = i
+                    }
+                    i += 1
+                }
+                if partStart >= 0 { parts[2 * partCount] = partStart; parts[2 * partCount + 1] = n; partCount += 1 }
+                if partCount < 2 { return true }
+                // Emitted tokens, for de-duplication: stored after the lowercased copy.
+                let emittedBase = 2 * n
+                let offsets = parts + 2 * partCount  // emitted token (start, end) pairs in `out`
+                offsets[0] = lo; offsets[1] = hi
+                var emittedCount = 1
+                var write = emittedBase
+                let longest = partCount > maxPartsForSpans ? 1 : min(maxSpanParts, partCount)
+                var length = 1
+                while length <= longest {
+                    var start = 0
+                    while start + length <= partCount {
+                        let tokenStart = write
+                        var q = start
+                        while q < start + length {
+                            let a = parts[2 * q], b = parts[2 * q + 1]
+                            (out + write).update(from: out + a, count: b - a)
+                            write += b - a
+                            q += 1
+                        }
+                        let tokenLength = write - tokenStart
+                        var duplicate = false
+                        var e = 0
+                        while e < emittedCount {
+                            let ea = offsets[2 * e], eb = offsets[2 * e + 1]
+                            if eb - ea == tokenLength && memcmp(out + ea, out + tokenStart, tokenLength) == 0 { duplicate = true; break }
+                            e += 1
+                        }
+                        if duplicate {
+                            write = tokenStart
+                        } else {
+                            offsets[2 * emittedCount] = tokenStart; offsets[2 * emittedCount + 1] = write
+                            emittedCount += 1
+                            emit(UnsafeBufferPointer(start: out + tokenStart, count: tokenLength), position)
+                        }
+                        start += 1
+                    }
+                    length += 1
+                }
+                return true
+            }
+        }
     }
 
-    /// Emits the whole word, its parts and the concatenations of adjacent parts. Returns false when
-    /// nothing was emitted (then the run takes no position).
-    static func emitWordTokens(_ scalars: ArraySlice<Unicode.Scalar>, at position: Int, _ emit: (String, Int) -> Void) -> Bool {
-        guard let whole = wholeWord(scalars) else { return false }
-        emit(whole, position)
-        let parts = splitParts(scalars)
+    /// A word run with non-ASCII letters: whole word, parts, spans (through Unicode scalars).
+    /// Returns false when nothing was emitted (then the run takes no position).
+    static func emitWord(_ word: UnsafeBufferPointer<UInt8>, wholeOnly: Bool, position: Int,
+                         _ emit: (UnsafeBufferPointer<UInt8>, Int) -> Void) -> Bool {
+        let scalars = Array(String(decoding: word, as: UTF8.self).unicodeScalars)
+        if scalars.count > maxWordLength { return false }
+        var lo = 0, hi = scalars.count
+        while lo < hi, scalars[lo] == "_" { lo += 1 }
+        while hi > lo, scalars[hi - 1] == "_" { hi -= 1 }
+        if lo == hi { return false }
+        var whole = Array(lowercase(scalars[lo..<hi]).utf8)
+        whole.withUnsafeBufferPointer { emit($0, position) }
+        if wholeOnly { return true }
+        let parts = splitParts(scalars[...])
         if parts.count < 2 { return true }
-        let lowered = parts.map { lowercase($0) }
-        var seen: Set<String> = [whole]
+        let lowered = parts.map { Array(lowercase($0).utf8) }
+        var emitted: [[UInt8]] = [whole]
         let longest = parts.count > maxPartsForSpans ? 1 : min(maxSpanParts, parts.count)
         for length in 1...longest {
             var start = 0
             while start + length <= lowered.count {
-                let token = length == 1 ? lowered[start] : lowered[start..<(start + length)].joined()
-                if seen.insert(token).inserted { emit(token, position) }
+                var token: [UInt8]
+                if length == 1 {
+                    token = lowered[start]
+                } else {
+                    token = []
+                    for p in start..<(start + length) { token.append(contentsOf: lowered[p]) }
+                }
+                if !emitted.contains(token) {
+                    emitted.append(token)
+                    token.withUnsafeBufferPointer { emit($0, position) }
+                }
                 start += 1
             }
         }
+        whole.removeAll()
         return true
+    }
+
+    static func isCJK(_ v: UInt32) -> Bool {
+        if v < 0x1100 { return false }
+        if v >= 0x4E00 && v <= 0x9FFF { return true }              // CJK Unified Ideographs
+        if v >= 0x3041 && v <= 0x309F { return true }              // Hiragana
+        if v >= 0x30A1 && v <= 0x30FF { return v != 0x30FB }       // Katakana incl. ー, without ・
+        if v >= 0x3005 && v <= 0x3007 { return true }              // 々 〆 〇
+        if v >= 0x31F0 && v <= 0x31FF { return true }              // Katakana phonetic extensions
+        if v >= 0x3400 && v <= 0x4DBF { return true }              // Extension A
+        if v >= 0xF900 && v <= 0xFAFF { return true }              // Compatibility ideographs
+        if v >= 0x20000 && v <= 0x3134F { return true }            // Supplementary ideographs
+        if v >= 0xAC00 && v <= 0xD7A3 { return true }              // Hangul syllables
+        if v <= 0x11FF { return true }                             // Hangul Jamo
+        if v >= 0x3131 && v <= 0x318E { return true }              // Hangul compatibility Jamo
+        if v >= 0xA960 && v <= 0xA97F { return true }              // Hangul Jamo Extended-A
+        return v >= 0xD7B0 && v <= 0xD7FF                          // Hangul Jamo Extended-B
+    }
+
+    /// Non-ASCII letters that belong to word runs.
+    static func isWordLetter(_ v: UInt32) -> Bool {
+        if v >= 0xC0 && v <= 0x24F { return v != 0xD7 && v != 0xF7 }             // Latin-1, Extended-A/B
+        if v >= 0x370 && v <= 0x3FF { return v != 0x37E && v != 0x387 && v != 0x375 }  // Greek
+        if v >= 0x400 && v <= 0x4FF { return true }                                 // Cyrillic
+        return v >= 0x1E00 && v <= 0x1EFF                                          // Latin Extended Additional
     }
 
     /// Splits an identifier at `_` and at camelCase boundaries: `aB` → a|B, `9B` → 9|B,
@@ -208,18 +399,14 @@ public enum SearchTokenizer {
                 i += 1
                 continue
             }
-            if let s = partStart, i > s {
+            if let s = partStart {
                 let prev = scalars[i - 1]
-                var boundary = false
-                if isUpper(c) {
-                    if isLower(prev) || isDigit(prev) {
-                        boundary = true
-                    } else if isUpper(prev), i + 1 < scalars.endIndex, isLower(scalars[i + 1]) {
-                        boundary = true
-                    }
+                if isUpper(c) && (isLower(prev) || isDigit(prev)
+                    || (isUpper(prev) && i + 1 < scalars.endIndex && isLower(scalars[i + 1]))) {
+                    parts.append(scalars[s..<i])
+                    partStart = i
                 }
-                if boundary { parts.append(scalars[s..<i]); partStart = i }
-            } else if partStart == nil {
+            } else {
                 partStart = i
             }
             i += 1
@@ -244,19 +431,9 @@ public enum SearchTokenizer {
         return c.properties.changesWhenUppercased
     }
 
-    static func lowercase<S: Sequence>(_ scalars: S) -> String where S.Element == Unicode.Scalar {
-        var ascii = true
+    static func lowercase(_ scalars: ArraySlice<Unicode.Scalar>) -> String {
         var view = String.UnicodeScalarView()
-        for c in scalars {
-            let v = c.value
-            if v < 0x80 {
-                view.append(v >= 0x41 && v <= 0x5A ? Unicode.Scalar(v + 0x20)! : c)
-            } else {
-                ascii = false
-                view.append(c)
-            }
-        }
-        if ascii { return String(view) }
+        view.append(contentsOf: scalars)
         return lowercase(String(view))
     }
 

@@ -1,5 +1,6 @@
 import BlogCore
 import BlogContent
+import Foundation
 
 /// Atom feeds, the sitemap and robots.txt.
 struct FeedWriter {
@@ -7,31 +8,73 @@ struct FeedWriter {
     let urls: URLBuilder
 
     func xmlEscape(_ text: String) -> String {
-        var result = ""
-        result.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&apos;"
-            default:
-                // Characters XML 1.0 forbids are dropped.
-                let v = scalar.value
-                if v == 0x9 || v == 0xA || v == 0xD || (v >= 0x20 && v <= 0xD7FF) || (v >= 0xE000 && v <= 0xFFFD) || v >= 0x10000 {
-                    result.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return result
+        var out: [UInt8] = []
+        FeedWriter.appendEscaped(text.utf8, to: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 
-    /// An Atom 1.0 feed of the newest posts among `indices` (already newest first).
-    func atom(title: String, selfPath: String, alternatePath: String, indices: [Int]) -> [UInt8] {
+    /// XML-escapes UTF-8 bytes: `& < > " '` become entities; characters XML 1.0 forbids
+    /// (C0 controls other than tab and line ends, U+FFFE, U+FFFF) are dropped.
+    static func appendEscaped<C: Collection>(_ bytes: C, to out: inout [UInt8]) where C.Element == UInt8 {
+        out.reserveCapacity(out.count + bytes.count + bytes.count / 8)
+        var iterator = bytes.makeIterator()
+        var pending: [UInt8] = []
+        while let byte = iterator.next() {
+            switch byte {
+            case UInt8(ascii: "&"): out.append(contentsOf: [0x26, 0x61, 0x6D, 0x70, 0x3B])
+            case UInt8(ascii: "<"): out.append(contentsOf: [0x26, 0x6C, 0x74, 0x3B])
+            case UInt8(ascii: ">"): out.append(contentsOf: [0x26, 0x67, 0x74, 0x3B])
+            case UInt8(ascii: "\""): out.append(contentsOf: [0x26, 0x71, 0x75, 0x6F, 0x74, 0x3B])
+            case UInt8(ascii: "'"): out.append(contentsOf: [0x26, 0x61, 0x70, 0x6F, 0x73, 0x3B])
+            case 0x09, 0x0A, 0x0D: out.append(byte)
+            case 0..<0x20: break
+            case 0xEF:
+                // U+FFFE and U+FFFF are EF BF BE / EF BF BF.
+                pending = [byte]
+                if let b1 = iterator.next() {
+                    pending.append(b1)
+                    if b1 == 0xBF, let b2 = iterator.next() {
+                        if b2 == 0xBE || b2 == 0xBF { pending = []; continue }
+                        pending.append(b2)
+                    }
+                }
+                out.append(contentsOf: pending)
+            default: out.append(byte)
+            }
+        }
+    }
+
+    /// The `<entry>` of one post, the same in every feed that lists it.
+    func entry(_ index: Int) -> [UInt8] {
+        let post = model.posts[index]
+        let link = urls.absolute(urls.post(post.slug))
+        var out: [UInt8] = []
+        out.reserveCapacity(post.content.html.utf8.count + post.content.html.utf8.count / 4 + 1024)
+        func text(_ string: String) { out.append(contentsOf: string.utf8) }
+        func escaped(_ string: String) { FeedWriter.appendEscaped(string.utf8, to: &out) }
+        text("  <entry>\n    <title>"); escaped(post.title)
+        text("</title>\n    <id>"); escaped(link)
+        text("</id>\n    <link rel=\"alternate\" type=\"text/html\" href=\""); escaped(link)
+        text("\"/>\n    <published>\(post.date.iso8601)</published>\n    <updated>\((post.updated ?? post.date).iso8601)</updated>\n")
+        for tagIndex in model.postTags[index] {
+            let tag = model.tags[tagIndex]
+            text("    <category term=\""); escaped(tag.name)
+            text("\" scheme=\""); escaped(urls.absolute(urls.tag(tag.slug)))
+            text("\"/>\n")
+        }
+        text("    <summary>"); escaped(post.summary)
+        text("</summary>\n    <content type=\"html\">")
+        FeedWriter.appendEscaped(urls.rewriteRootLinks(bytes: Array(post.content.html.utf8), absolute: true), to: &out)
+        text("</content>\n  </entry>\n")
+        return out
+    }
+
+    /// An Atom 1.0 feed of the newest posts among `indices` (already newest first); `entries`
+    /// holds the prepared `<entry>` of each post listed.
+    func atom(title: String, selfPath: String, alternatePath: String, indices: [Int], entries: [Int: [UInt8]]) -> [UInt8] {
         let config = model.config
-        let entries = Array(indices.prefix(config.feedLimit))
-        let updated = entries.map { model.posts[$0].updated ?? model.posts[$0].date }.max() ?? PostDate(epochSeconds: 0, offsetSeconds: 0)
+        let listed = Array(indices.prefix(config.feedLimit))
+        let updated = listed.map { model.posts[$0].updated ?? model.posts[$0].date }.max() ?? PostDate(epochSeconds: 0, offsetSeconds: 0)
         let author = config.author.isEmpty ? config.title : config.author
         var xml = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\" xml:lang=\"\(xmlEscape(config.language))\">\n"
         xml += "  <title>\(xmlEscape(title))</title>\n"
@@ -42,38 +85,52 @@ struct FeedWriter {
         xml += "  <updated>\(updated.iso8601)</updated>\n"
         xml += "  <author><name>\(xmlEscape(author))</name></author>\n"
         xml += "  <generator version=\"\(BlogVersion.current)\">blog</generator>\n"
-        for index in entries {
-            let post = model.posts[index]
-            let link = urls.absolute(urls.post(post.slug))
-            xml += "  <entry>\n"
-            xml += "    <title>\(xmlEscape(post.title))</title>\n"
-            xml += "    <id>\(xmlEscape(link))</id>\n"
-            xml += "    <link rel=\"alternate\" type=\"text/html\" href=\"\(xmlEscape(link))\"/>\n"
-            xml += "    <published>\(post.date.iso8601)</published>\n"
-            xml += "    <updated>\((post.updated ?? post.date).iso8601)</updated>\n"
-            for tagIndex in model.postTags[index] {
-                let tag = model.tags[tagIndex]
-                xml += "    <category term=\"\(xmlEscape(tag.name))\" scheme=\"\(xmlEscape(urls.absolute(urls.tag(tag.slug))))\"/>\n"
-            }
-            xml += "    <summary>\(xmlEscape(post.summary))</summary>\n"
-            xml += "    <content type=\"html\">\(xmlEscape(urls.rewriteRootLinks(post.content.html, absolute: true)))</content>\n"
-            xml += "  </entry>\n"
+        var out = Array(xml.utf8)
+        for index in listed {
+            out.append(contentsOf: entries[index] ?? entry(index))
         }
-        xml += "</feed>\n"
-        return Array(xml.utf8)
+        out.append(contentsOf: "</feed>\n".utf8)
+        return out
     }
 
-    /// `feed.xml` and one feed per tag.
-    func feeds() -> [OutputFile] {
-        var files = [OutputFile(path: "feed.xml", bytes: atom(title: model.config.title, selfPath: urls.path("feed.xml"),
-                                                              alternatePath: urls.path(""), indices: Array(model.posts.indices)))]
-        for tag in model.tags {
-            let base = urls.tag(tag.slug)
-            files.append(OutputFile(path: "tags/\(tag.slug)/feed.xml",
-                                    bytes: atom(title: "\(model.config.title): \(tag.name)", selfPath: base + "feed.xml",
-                                                alternatePath: base, indices: tag.postIndices)))
+    /// A feed to write: the main one (`tag` nil) or a tag's.
+    struct Request {
+        var key: String
+        var tag: TagInfo?
+    }
+
+    /// Builds the requested feeds on all cores; each post's entry is prepared once and shared.
+    func feeds(_ requests: [Request]) -> [OutputFile] {
+        let limit = model.config.feedLimit
+        var needed = Set<Int>()
+        for request in requests {
+            needed.formUnion((request.tag?.postIndices ?? Array(model.posts.indices)).prefix(limit))
         }
-        return files
+        let order = needed.sorted()
+        var prepared = [[UInt8]](repeating: [], count: order.count)
+        prepared.withUnsafeMutableBufferPointer { buffer in
+            let out = buffer
+            DispatchQueue.concurrentPerform(iterations: order.count) { out[$0] = entry(order[$0]) }
+        }
+        var entries: [Int: [UInt8]] = [:]
+        entries.reserveCapacity(order.count)
+        for (n, index) in order.enumerated() { entries[index] = prepared[n] }
+        var files = [OutputFile?](repeating: nil, count: requests.count)
+        files.withUnsafeMutableBufferPointer { buffer in
+            let out = buffer
+            DispatchQueue.concurrentPerform(iterations: requests.count) { n in
+                guard let tag = requests[n].tag else {
+                    out[n] = OutputFile(path: "feed.xml", bytes: atom(title: model.config.title, selfPath: urls.path("feed.xml"),
+                                                                     alternatePath: urls.path(""), indices: Array(model.posts.indices.prefix(limit)), entries: entries))
+                    return
+                }
+                let base = urls.tag(tag.slug)
+                out[n] = OutputFile(path: "tags/\(tag.slug)/feed.xml",
+                                    bytes: atom(title: "\(model.config.title): \(tag.name)", selfPath: base + "feed.xml",
+                                                alternatePath: base, indices: tag.postIndices, entries: entries))
+            }
+        }
+        return files.map { $0! }
     }
 
     /// `sitemap.xml` for the HTML pages; a sitemap index with parts once there are more than 50,000 URLs.

@@ -131,8 +131,19 @@ public struct OutputWriter {
                 let directory = (path as NSString).deletingLastPathComponent
                 if !directory.isEmpty { directories.insert(directory) }
             }
+            // Sorted, so parents come before children; plain mkdir(2) keeps this cheap for thousands of folders.
+            var made = Set<String>()
             for directory in directories.sorted() {
-                try fm.createDirectory(at: staging.appendingPathComponent(directory), withIntermediateDirectories: true)
+                var partial = ""
+                for component in directory.split(separator: "/") {
+                    partial += partial.isEmpty ? String(component) : "/" + component
+                    if made.insert(partial).inserted {
+                        let path = staging.path + "/" + partial
+                        if mkdir(path, 0o755) != 0 && errno != EEXIST {
+                            throw Diagnostic.error("cannot create \(partial): \(String(cString: strerror(errno)))", at: location)
+                        }
+                    }
+                }
             }
             var outcomes = [Int8](repeating: 0, count: files.count)
             var failure: String?

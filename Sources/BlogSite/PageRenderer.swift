@@ -40,6 +40,8 @@ struct PageRenderer {
     /// A list-item view of each post, built once and shared by every list that shows it.
     let postSummaries: [MustacheValue]
     let tagValues: [MustacheValue]
+    /// The archive's years (with months), shown on every archive page: built once.
+    let yearsTree: MustacheValue
 
     init(model: SiteModel, theme: Theme) {
         self.model = model
@@ -66,7 +68,7 @@ struct PageRenderer {
         langValue = .object(lang)
         let assetPaths = theme.assetPaths
         let basePath = config.basePath
-        assetLambda = .lambda(MustacheLambda(section: { text in
+        assetLambda = .lambda(MustacheLambda(rendered: { text in
             let name = text.trimmingCharacters(in: .whitespacesAndNewlines)
             let target = assetPaths[name] ?? ("assets/" + name)
             return basePath + Slug.percentEncodePath(target)
@@ -82,6 +84,7 @@ struct PageRenderer {
         }
         self.tagValues = tagValues
         let language = config.language
+        yearsTree = PageRenderer.years(model)
         postSummaries = model.posts.indices.map { index in
             PageRenderer.postValue(model.posts[index], tags: model.postTags[index].map { tagValues[$0] }, urls: urls, language: language, full: false)
         }
@@ -138,9 +141,8 @@ struct PageRenderer {
         return jobs
     }
 
-    /// Renders every page on all cores. Template errors are collected and thrown together.
-    func renderAll() throws -> [OutputFile] {
-        let jobs = self.jobs
+    /// Renders the given pages on all cores, in order. Template errors are collected and thrown together.
+    func render(_ jobs: [PageJob]) throws -> [OutputFile] {
         var outputs = [OutputFile?](repeating: nil, count: jobs.count)
         var failures = [Diagnostic?](repeating: nil, count: jobs.count)
         outputs.withUnsafeMutableBufferPointer { outputBuffer in
@@ -178,14 +180,28 @@ struct PageRenderer {
         page == 1 ? base : base + "page/\(page)/"
     }
 
+    /// Pagination with a window of page links: the first, the last, and two on each side of the
+    /// current page, with `is_gap` entries where numbers are left out (so a list of 1,000 pages
+    /// does not put 1,000 links on every page).
     func pagination(current: Int, total: Int, base: String) -> MustacheValue {
+        let total = max(total, 1)
+        var numbers: [Int] = []
+        for number in [1, current - 2, current - 1, current, current + 1, current + 2, total] where number >= 1 && number <= total {
+            if numbers.last.map({ number > $0 }) ?? true { numbers.append(number) }
+        }
+        var pages: [MustacheValue] = []
+        for (position, number) in numbers.enumerated() {
+            if position > 0 && number > numbers[position - 1] + 1 {
+                pages.append(.object(["is_gap": .bool(true), "is_current": .bool(false)]))
+            }
+            pages.append(.object(["number": .int(number), "url": .string(pagedURL(base, number)), "is_current": .bool(number == current),
+                                  "is_gap": .bool(false)]))
+        }
         var fields: [String: MustacheValue] = [
             "current": .int(current),
             "total": .int(total),
             "has_pages": .bool(total > 1),
-            "pages": .array((1...max(total, 1)).map { number in
-                .object(["number": .int(number), "url": .string(pagedURL(base, number)), "is_current": .bool(number == current)])
-            }),
+            "pages": .array(pages),
         ]
         if current > 1 { fields["prev"] = .object(["url": .string(pagedURL(base, current - 1))]) }
         if current < total { fields["next"] = .object(["url": .string(pagedURL(base, current + 1))]) }
@@ -316,24 +332,32 @@ struct PageRenderer {
         }
     }
 
-    func monthValue(_ month: ArchivePeriod) -> MustacheValue {
+    static func monthValue(_ month: ArchivePeriod, urls: URLBuilder, language: String) -> MustacheValue {
         let monthText = month.month < 10 ? "0\(month.month)" : "\(month.month)"
         return .object([
             "month": .int(month.month),
-            "label": .string(UIStrings.periodLabel(year: month.year, month: month.month, language: model.config.language)),
+            "label": .string(UIStrings.periodLabel(year: month.year, month: month.month, language: language)),
             "count": .int(month.postIndices.count),
             "url": .string(urls.path("archive/\(month.year)/\(monthText)/")),
         ])
     }
 
-    func yearsValue() -> MustacheValue {
-        .array(model.years.map { year in
+    func monthValue(_ month: ArchivePeriod) -> MustacheValue {
+        PageRenderer.monthValue(month, urls: urls, language: model.config.language)
+    }
+
+    func yearsValue() -> MustacheValue { yearsTree }
+
+    static func years(_ model: SiteModel) -> MustacheValue {
+        let urls = URLBuilder(config: model.config)
+        let language = model.config.language
+        return .array(model.years.map { year in
             .object([
                 "year": .int(year.year),
                 "label": .string(UIStrings.periodLabel(year: year.year, month: 0, language: model.config.language)),
                 "count": .int(year.postIndices.count),
                 "url": .string(urls.path("archive/\(year.year)/")),
-                "months": .array((model.months[year.year] ?? []).map(monthValue)),
+                "months": .array((model.months[year.year] ?? []).map { monthValue($0, urls: urls, language: language) }),
             ])
         })
     }

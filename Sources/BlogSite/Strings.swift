@@ -13,7 +13,7 @@ enum UIStrings {
         "not_found_text": "お探しのページは移動または削除された可能性があります。", "home": "ホーム",
         "sort_by_count": "記事数順", "sort_by_name": "名前順",
         "js_required_search": "検索には JavaScript が必要です。タグ一覧から記事を探せます。",
-        "page": "ページ", "all_posts": "すべての記事", "feed": "フィード",
+        "page": "ページ", "all_posts": "すべての記事", "feed": "フィード", "skip_to_content": "本文へスキップ",
     ]
 
     static let english: [String: String] = [
@@ -25,7 +25,7 @@ enum UIStrings {
         "not_found_text": "The page you are looking for may have moved or been removed.", "home": "Home",
         "sort_by_count": "By count", "sort_by_name": "By name",
         "js_required_search": "Search needs JavaScript. You can browse posts by tag instead.",
-        "page": "Page", "all_posts": "All posts", "feed": "Feed",
+        "page": "Page", "all_posts": "All posts", "feed": "Feed", "skip_to_content": "Skip to content",
     ]
 
     /// "2020年" / "2020年2月" or "2020" / "February 2020".

@@ -1,12 +1,15 @@
 import BlogCore
 import BlogContent
 import BlogMustache
+import BlogYAML
 import DefaultTheme
 import Foundation
 
 /// The templates and assets a build uses, after applying the lookup order:
 /// the site's `layouts/`, then `themes/<theme>/templates/`, then the built-in default theme.
 public struct Theme: Sendable {
+    /// From `theme.yml`: name, description, version.
+    public var info: ThemeInfo
     public var library: TemplateLibrary
     /// Output path (`assets/css/main.1a2b3c4d.css`) and bytes of every asset.
     public var assets: [(path: String, bytes: [UInt8])]
@@ -19,7 +22,7 @@ public struct Theme: Sendable {
     /// The page kinds every theme must provide.
     public static let requiredTemplates = ["home", "post", "page", "tags", "tag", "archive", "search", "404"]
 
-    public static func load(siteDirectory: URL, config: SiteConfig) throws -> Theme {
+    public static func load(siteDirectory: URL, config: SiteConfig, hashAssetNames: Bool = true) throws -> Theme {
         var templates: [String: (text: String, path: String)] = [:]
         var assetFiles: [String: [UInt8]] = [:]
         for (path, bytes) in DefaultTheme.files {
@@ -59,8 +62,10 @@ public struct Theme: Sendable {
                 }
             }
         }
+        var info = try ThemeInfo.parse(String(decoding: DefaultTheme.files["theme.yml"] ?? [], as: UTF8.self), path: "theme.yml", console: nil)
         if themeExists {
             overlay(themeDirectory, displayPrefix: "themes/\(config.theme)/", templatesOnly: false)
+            info = try ThemeInfo.load(themeDirectory, displayPath: "themes/\(config.theme)/theme.yml") ?? ThemeInfo(name: config.theme)
         }
         overlay(siteDirectory.appendingPathComponent("layouts"), displayPrefix: "layouts/", templatesOnly: true)
         if !errors.isEmpty { throw DiagnosticList(errors) }
@@ -81,13 +86,13 @@ public struct Theme: Sendable {
         var assetPaths: [String: String] = [:]
         for relative in assetFiles.keys.sorted() {
             let bytes = assetFiles[relative]!
-            let hashed = hashedName(relative, bytes: bytes)
+            let hashed = hashAssetNames ? hashedName(relative, bytes: bytes) : relative
             assets.append(("assets/" + hashed, bytes))
             assetPaths[relative] = "assets/" + hashed
         }
         var origins: [String: String] = [:]
         for (name, value) in templates { origins[name] = value.path }
-        return Theme(library: library, assets: assets, assetPaths: assetPaths, templateOrigins: origins)
+        return Theme(info: info, library: library, assets: assets, assetPaths: assetPaths, templateOrigins: origins)
     }
 
     /// `css/main.css` → `css/main.1a2b3c4d.css`: the name changes when the bytes do, so hosts may cache for ever.
@@ -120,4 +125,50 @@ func listFiles(_ directory: URL) -> [String] {
     }
     walk(directory, "")
     return result.sorted()
+}
+
+/// `theme.yml`: what a theme says about itself.
+public struct ThemeInfo: Sendable, Equatable {
+    public var name: String
+    public var description = ""
+    public var version = ""
+
+    public init(name: String, description: String = "", version: String = "") {
+        self.name = name
+        self.description = description
+        self.version = version
+    }
+
+    /// Reads `theme.yml` in a theme folder; nil when the file is absent.
+    public static func load(_ directory: URL, displayPath: String, console: Console? = nil) throws -> ThemeInfo? {
+        let url = directory.appendingPathComponent("theme.yml")
+        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        var info = try parse(try SourceText.read(url, displayPath: displayPath), path: displayPath, console: console)
+        if info.name.isEmpty { info.name = directory.lastPathComponent }
+        return info
+    }
+
+    public static func parse(_ text: String, path: String, console: Console?) throws -> ThemeInfo {
+        let root: YAMLValue
+        do {
+            root = try YAML.parse(text)
+        } catch let error as YAMLError {
+            throw Diagnostic.error(error.message, at: SourceLocation(file: path, line: error.line, column: error.column))
+        }
+        var info = ThemeInfo(name: "")
+        for pair in root.mapping ?? [] {
+            let key = pair.key.scalar ?? ""
+            let location = SourceLocation(file: path, line: pair.key.line, column: pair.key.column)
+            guard let value = pair.value.scalar else {
+                throw Diagnostic.error("'\(key)' must be text", at: location)
+            }
+            switch key {
+            case "name": info.name = value
+            case "description": info.description = value
+            case "version": info.version = value
+            default: console?.report(.warning("unknown key '\(key)' in theme.yml (known: name, description, version)", at: location))
+            }
+        }
+        return info
+    }
 }

@@ -27,10 +27,14 @@ struct URLBuilder: Sendable {
     /// Root-relative links in content (`href="/x"`, `src="/x"`) get the base path, so archives
     /// published under a sub-path keep working. With `absolute`, they get the origin too (feeds).
     func rewriteRootLinks(_ html: String, absolute: Bool = false) -> String {
+        if !absolute && basePath == "/" { return html }
+        return String(decoding: rewriteRootLinks(bytes: Array(html.utf8), absolute: absolute), as: UTF8.self)
+    }
+
+    func rewriteRootLinks(bytes: [UInt8], absolute: Bool) -> [UInt8] {
         let prefix = (absolute ? origin : "") + basePath
-        if prefix == "/" { return html }
+        if prefix == "/" { return bytes }
         var out: [UInt8] = []
-        let bytes = Array(html.utf8)
         out.reserveCapacity(bytes.count + 256)
         let patterns: [[UInt8]] = [Array("href=\"/".utf8), Array("src=\"/".utf8)]
         var i = 0
@@ -49,6 +53,6 @@ struct URLBuilder: Sendable {
             out.append(bytes[i])
             i += 1
         }
-        return String(decoding: out, as: UTF8.self)
+        return out
     }
 }

@@ -125,6 +125,8 @@ final class CLITests: XCTestCase {
         XCTAssertNotNil(read("themes/mine/templates/post.mustache"))
         XCTAssertEqual(read("themes/mine/theme.yml")?.hasPrefix("name: mine"), true)
         XCTAssertEqual(run(["theme", "new", "mine"]).code, 1, "never overwrites")
+        let list = run(["theme", "list"])
+        XCTAssertTrue(list.out.contains("mine 0.1.0 (themes/mine): Based on the blog default theme"), list.out)
         // The copy builds, and a change to it shows.
         try write("blog.yml", "theme: mine\n")
         try write("themes/mine/templates/404.mustache", "mine 404")

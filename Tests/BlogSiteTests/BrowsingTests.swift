@@ -42,6 +42,19 @@ final class BrowsingTests: XCTestCase {
         XCTAssertFalse(empty.contains("rel=\"next\""))
     }
 
+    func testLongPaginationShowsAWindow() throws {
+        let built = try site(posts: 30, perPage: 1)
+        let page = try XCTUnwrap(built.text("page/15/index.html"))
+        for number in [1, 13, 14, 16, 17, 30] {
+            XCTAssertTrue(page.contains(number == 1 ? "href=\"/\"" : "href=\"/page/\(number)/\""), "link to page \(number)")
+        }
+        for number in [2, 12, 18, 29] {
+            XCTAssertFalse(page.contains("href=\"/page/\(number)/\">"), "no link to page \(number)")
+        }
+        XCTAssertEqual(page.components(separatedBy: "pagination-gap").count - 1, 2)
+        XCTAssertTrue(page.contains("aria-current=\"page\">15<"))
+    }
+
     func testArchivesAcrossYears() throws {
         let built = try build(try Fixtures.site([
             "content/posts/a.md": "---\ntitle: A\ndate: 2019-12-31T23:30:00+09:00\n---\n",

@@ -1,4 +1,5 @@
 import BlogCore
+import BlogSite
 import DefaultTheme
 import Foundation
 
@@ -44,10 +45,16 @@ enum ThemeCommand: BlogCommand {
             context.console.print("Created themes/\(themeName)/ (\(DefaultTheme.files.count) files). Set 'theme: \(themeName)' in blog.yml to use it.")
             return ExitCode.success
         case "list":
-            context.console.print("default (built in)")
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: source.appendingPathComponent("themes").path)) ?? []
-            for theme in names.sorted() where !theme.hasPrefix(".") && theme != "default" {
-                context.console.print(theme)
+            let builtIn = try ThemeInfo.parse(String(decoding: DefaultTheme.files["theme.yml"] ?? [], as: UTF8.self), path: "theme.yml", console: nil)
+            context.console.print("default \(builtIn.version) (built in): \(builtIn.description)")
+            let themes = source.appendingPathComponent("themes")
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: themes.path)) ?? []
+            for theme in names.sorted() where !theme.hasPrefix(".") {
+                let info = try ThemeInfo.load(themes.appendingPathComponent(theme), displayPath: "themes/\(theme)/theme.yml", console: context.console)
+                    ?? ThemeInfo(name: theme)
+                let version = info.version.isEmpty ? "" : " \(info.version)"
+                let description = info.description.isEmpty ? "" : ": \(info.description)"
+                context.console.print("\(theme)\(version) (themes/\(theme))\(description)")
             }
             return ExitCode.success
         case let other?:

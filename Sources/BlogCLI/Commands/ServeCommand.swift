@@ -1,0 +1,93 @@
+import BlogCore
+import BlogServer
+import BlogSite
+import Foundation
+
+enum ServeCommand: BlogCommand {
+    static let name = "serve"
+    static let abstract = "Preview the site with live reload: builds into memory and serves it over HTTP."
+    static let discussion = """
+    The output folder is not touched. Changes to content/, static/, themes/, layouts/ and blog.yml
+    rebuild the site and reload open pages (a stylesheet-only change swaps the stylesheet). When a
+    file is broken, the last good site keeps being served and every open page shows the error
+    until it is fixed. Binds to 127.0.0.1 unless told otherwise. Stop with Ctrl-C.
+    """
+    static let options: [OptionSpec] = [
+        .value("source", "DIR", short: "s", "The site folder (default: the current folder)."),
+        .value("port", "N", short: "p", "Port to listen on (default: 8080; 0 picks a free port)."),
+        .value("bind", "ADDR", "Address to bind (default: 127.0.0.1). Anything but loopback exposes\nthe preview to your network."),
+        .flag("drafts", "Include drafts."),
+        .flag("future", "Include posts dated in the future."),
+        .flag("no-reload", "Do not inject the live-reload script."),
+        .flag("open", "Open the site in the default browser."),
+    ]
+
+    static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> Int32 {
+        guard arguments.positionals.isEmpty else {
+            throw UsageError("unexpected argument '\(arguments.positionals[0])'", command: name)
+        }
+        let console = context.console
+        let source = context.resolve(arguments.value("source") ?? ".")
+        try BuildCommand.checkSiteFolder(source)
+        var port = 8080
+        if let text = arguments.value("port") {
+            guard let value = Int(text), (0...65535).contains(value) else {
+                throw UsageError("--port must be a number from 0 to 65535, not '\(text)'", command: name)
+            }
+            port = value
+        }
+        let bind = arguments.value("bind") ?? "127.0.0.1"
+        // The base path comes from blog.yml; a broken blog.yml still lets the server start.
+        let basePath = (try? BlogContentConfig.basePath(source)) ?? "/"
+        let store = SiteStore()
+        let server: PreviewServer
+        do {
+            server = try PreviewServer(options: ServerOptions(port: port, bind: bind, liveReload: !arguments.flag("no-reload"), basePath: basePath),
+                                       store: store, console: console)
+        } catch let error as ServerError {
+            throw Diagnostic.error(error.message)
+        }
+        let host = bind == "0.0.0.0" || bind == "::" ? "localhost" : (bind.contains(":") ? "[\(bind)]" : bind)
+        let localBase = "http://\(host):\(server.port)\(basePath)"
+        let builder = IncrementalBuilder(options: BuildOptions(siteDirectory: source, includeDrafts: arguments.flag("drafts"),
+                                                               includeFuture: arguments.flag("future"), baseURL: localBase,
+                                                               hashAssetNames: false))
+        let roots = ["content", "static", "themes", "layouts", "blog.yml"].map { source.appendingPathComponent($0).path }
+        let session = PreviewSession(watching: roots, store: store, console: console) { changed in
+            let result = try builder.rebuild(changed: changed)
+            for warning in result.warnings { console.report(warning) }
+            return SiteSnapshot(files: result.files)
+        }
+        try session.start()
+        try server.start()
+        console.print("Serving \(source.path) at \(server.url) (Ctrl-C to stop)")
+        if arguments.flag("open") { openBrowser(server.url, console: console) }
+
+        // Wait for Ctrl-C or SIGTERM, then shut down cleanly.
+        let done = DispatchSemaphore(value: 0)
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        let sources = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
+            let signalSource = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            signalSource.setEventHandler { done.signal() }
+            signalSource.resume()
+            return signalSource
+        }
+        done.wait()
+        sources.forEach { $0.cancel() }
+        console.printError("Stopping…")
+        session.stop()
+        server.stop()
+        return ExitCode.success
+    }
+
+    static func openBrowser(_ url: String, console: Console) {
+        for opener in ["/usr/bin/xdg-open", "/usr/bin/open"] where FileManager.default.isExecutableFile(atPath: opener) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: opener)
+            process.arguments = [url]
+            if (try? process.run()) != nil { return }
+        }
+        console.printError("note: could not open a browser; visit \(url)")
+    }
+}

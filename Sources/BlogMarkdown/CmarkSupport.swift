@@ -1,0 +1,167 @@
+import CCmark
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Thin helpers over the cmark C tree. Every `Node` lives only inside one `render` call:
+// the document is freed before `render` returns, so no pointer escapes.
+
+typealias Node = OpaquePointer
+
+@inline(__always) func kind(_ node: Node) -> cmark_node_type { cmark_node_get_type(node) }
+
+/// The literal of a node as a byte view valid until the node is changed or freed.
+@inline(__always) func literalBytes(_ node: Node) -> UnsafeBufferPointer<UInt8> {
+    guard let p = cmark_node_get_literal(node) else { return UnsafeBufferPointer(start: nil, count: 0) }
+    return UnsafeBufferPointer(start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self), count: strlen(p))
+}
+
+func literalArray(_ node: Node) -> [UInt8] { Array(literalBytes(node)) }
+
+func stringOf(_ p: UnsafePointer<CChar>?) -> String { p.map { String(cString: $0) } ?? "" }
+
+/// Calls `body` with a NUL-terminated copy of `bytes`.
+@inline(__always) func withCBytes<R>(_ bytes: [UInt8], _ body: (UnsafePointer<CChar>) -> R) -> R {
+    var copy = bytes
+    copy.append(0)
+    return copy.withUnsafeBufferPointer { buffer in
+        body(UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self))
+    }
+}
+
+func setLiteral(_ node: Node, _ bytes: [UInt8]) { withCBytes(bytes) { _ = cmark_node_set_literal(node, $0) } }
+
+func makeText(_ bytes: [UInt8]) -> Node {
+    let node = cmark_node_new(CMARK_NODE_TEXT)!
+    setLiteral(node, bytes)
+    return node
+}
+
+func makeCustom(block: Bool, enter: [UInt8], exit: [UInt8]) -> Node {
+    let node = cmark_node_new(block ? CMARK_NODE_CUSTOM_BLOCK : CMARK_NODE_CUSTOM_INLINE)!
+    withCBytes(enter) { _ = cmark_node_set_on_enter(node, $0) }
+    withCBytes(exit) { _ = cmark_node_set_on_exit(node, $0) }
+    return node
+}
+
+func makeCustom(block: Bool, enter: String, exit: String) -> Node {
+    makeCustom(block: block, enter: Array(enter.utf8), exit: Array(exit.utf8))
+}
+
+/// Appends `child` to `parent`; a child the parent cannot hold is freed instead (never loops).
+@inline(__always) func append(_ parent: Node, _ child: Node) {
+    if cmark_node_append_child(parent, child) == 0 {
+        cmark_node_free(child)
+    }
+}
+
+/// Moves every child of `from` to the end of `to`.
+func moveChildren(from: Node, to: Node) {
+    while let child = cmark_node_first_child(from) {
+        append(to, child)
+    }
+}
+
+/// Moves the siblings strictly between `first` and `last` into `to`.
+func moveSiblings(after first: Node, before last: Node, to: Node) {
+    while let next = cmark_node_next(first), next != last {
+        append(to, next)
+    }
+}
+
+/// Replaces `old` by `new` in the tree and frees `old` (with whatever children it still has).
+func replace(_ old: Node, with new: Node) {
+    cmark_node_insert_before(old, new)
+    cmark_node_free(old)
+}
+
+/// Visits every node (enter and exit events). Collect first, change afterwards.
+func walk(_ root: Node, _ body: (Node, Bool) -> Void) {
+    guard let iter = cmark_iter_new(root) else { return }
+    defer { cmark_iter_free(iter) }
+    while true {
+        let event = cmark_iter_next(iter)
+        if event == CMARK_EVENT_DONE { break }
+        guard let node = cmark_iter_get_node(iter) else { continue }
+        body(node, event == CMARK_EVENT_ENTER)
+    }
+}
+
+// MARK: - bytes
+
+extension UInt8 {
+    @inline(__always) var isASCIIAlnum: Bool {
+        (self >= 0x30 && self <= 0x39) || (self >= 0x41 && self <= 0x5A) || (self >= 0x61 && self <= 0x7A)
+    }
+    @inline(__always) var isASCIILetter: Bool { (self >= 0x41 && self <= 0x5A) || (self >= 0x61 && self <= 0x7A) }
+    @inline(__always) var isDigit: Bool { self >= 0x30 && self <= 0x39 }
+    @inline(__always) var isSpaceOrTab: Bool { self == 0x20 || self == 0x09 }
+    @inline(__always) var isWhitespace: Bool { self == 0x20 || self == 0x09 || self == 0x0A || self == 0x0D || self == 0x0C || self == 0x0B }
+    @inline(__always) var lowerASCII: UInt8 { (self >= 0x41 && self <= 0x5A) ? self | 0x20 : self }
+}
+
+/// Appends `bytes` HTML-escaped (`&`, `<`, `>`, `"`), the same set cmark escapes.
+@inline(__always) func appendEscaped<C: Collection>(_ out: inout [UInt8], _ bytes: C) where C.Element == UInt8 {
+    for b in bytes {
+        switch b {
+        case 0x26: out.append(contentsOf: [0x26, 0x61, 0x6D, 0x70, 0x3B]) // &amp;
+        case 0x3C: out.append(contentsOf: [0x26, 0x6C, 0x74, 0x3B]) // &lt;
+        case 0x3E: out.append(contentsOf: [0x26, 0x67, 0x74, 0x3B]) // &gt;
+        case 0x22: out.append(contentsOf: [0x26, 0x71, 0x75, 0x6F, 0x74, 0x3B]) // &quot;
+        default: out.append(b)
+        }
+    }
+}
+
+func escapeHTML(_ s: String) -> String {
+    var out: [UInt8] = []
+    out.reserveCapacity(s.utf8.count)
+    appendEscaped(&out, s.utf8)
+    return String(decoding: out, as: UTF8.self)
+}
+
+/// Escapes a URL for an attribute the way cmark does: unsafe bytes percent-encoded, `&` and `'` as entities.
+func appendEscapedHref<C: Collection>(_ out: inout [UInt8], _ bytes: C) where C.Element == UInt8 {
+    let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
+    for b in bytes {
+        if b.isASCIIAlnum { out.append(b); continue }
+        switch b {
+        case UInt8(ascii: "&"): out.append(contentsOf: Array("&amp;".utf8))
+        case UInt8(ascii: "'"): out.append(contentsOf: Array("&#x27;".utf8))
+        case UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "!"), UInt8(ascii: "~"),
+             UInt8(ascii: "*"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: ";"), UInt8(ascii: "/"),
+             UInt8(ascii: "?"), UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "="), UInt8(ascii: "+"),
+             UInt8(ascii: "$"), UInt8(ascii: ","), UInt8(ascii: "%"), UInt8(ascii: "#"):
+            out.append(b)
+        default:
+            out.append(UInt8(ascii: "%"))
+            out.append(hex[Int(b >> 4)])
+            out.append(hex[Int(b & 15)])
+        }
+    }
+}
+
+/// True for URLs cmark's safe mode would blank: `javascript:`, `vbscript:`, `file:`, and `data:` except images.
+func isDangerousURL<C: Collection>(_ url: C, allowDataImages: Bool = true) -> Bool where C.Element == UInt8 {
+    var scheme: [UInt8] = []
+    var rest = url.drop(while: { $0 <= 0x20 })
+    var sawColon = false
+    while let b = rest.first {
+        rest = rest.dropFirst()
+        if b == UInt8(ascii: ":") { sawColon = true; break }
+        if b == 0x09 || b == 0x0A || b == 0x0D { continue } // browsers drop these inside schemes
+        if !(b.isASCIIAlnum || b == UInt8(ascii: "+") || b == UInt8(ascii: "-") || b == UInt8(ascii: ".")) { return false }
+        scheme.append(b.lowerASCII)
+        if scheme.count > 32 { return false }
+    }
+    guard sawColon else { return false }
+    switch String(decoding: scheme, as: UTF8.self) {
+    case "javascript", "vbscript", "file": return true
+    case "data":
+        if !allowDataImages { return true }
+        let lower = String(decoding: rest.prefix(11).map { $0.lowerASCII }, as: UTF8.self)
+        return !(lower.hasPrefix("image/png") || lower.hasPrefix("image/gif") || lower.hasPrefix("image/jpeg")
+            || lower.hasPrefix("image/webp"))
+    default: return false
+    }
+}

@@ -1,0 +1,292 @@
+/// Server-side syntax highlighting on bytes, with small table-driven lexers.
+///
+/// Output is the escaped code with `<span class="hl-CLASS">…</span>` around tokens. Removing the
+/// tags and unescaping `&amp;` `&lt;` `&gt;` `&quot;` gives back the input exactly, byte for byte.
+///
+/// Token classes (see HIGHLIGHT.md):
+/// - `kw` keyword · `ty` type / class name · `str` string or character literal · `num` number
+/// - `com` comment · `fn` function name at a call or definition · `attr` attribute, annotation,
+///   decorator, JSON/YAML key, HTML attribute name, CSS property, command-line option
+/// - `op` operator · `pre` preprocessor directive, `#if`, document markers, diff file headers
+/// - `lit` literal constant (`true`, `nil`, `None`, Ruby symbols, HTML entities)
+/// - `tag` HTML/XML tag, CSS element selector · `var` variable (`$x`, `@ivar`, `${…}`, YAML anchors)
+/// - `add` / `del` / `hunk` diff added, removed and hunk-header lines · `prompt` shell prompt in `console`
+public enum SyntaxHighlighter {
+    /// The canonical name for a fence language (aliases resolved, lowercase), or nil if there is no lexer.
+    public static func canonicalLanguage(_ name: String) -> String? {
+        Language.named(name)?.name
+    }
+
+    /// The language for a file name (`app.rb`, `Podfile`, `main.swift`), or nil.
+    public static func language(forFileName name: String) -> String? {
+        Language.forFileName(name)?.name
+    }
+
+    /// Highlights `code`; an unknown language gives the escaped plain text.
+    public static func highlight(_ code: String, language: String) -> String {
+        var out: [UInt8] = []
+        var bytes = Array(code.utf8)
+        bytes.withUnsafeBufferPointer { buffer in
+            if let lang = Language.named(language) {
+                highlight(buffer, lang, into: &out)
+            } else {
+                appendEscaped(&out, buffer)
+            }
+        }
+        bytes.removeAll()
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func highlight(_ code: UnsafeBufferPointer<UInt8>, _ language: Language, into out: inout [UInt8]) {
+        var emitter = Emitter(out: out, code: code)
+        out = []
+        emitter.out.reserveCapacity(emitter.out.count + code.count + code.count / 2)
+        switch language.lexer {
+        case .generic(let spec): lexGeneric(&emitter, 0, code.count, spec)
+        case .console: lexConsole(&emitter)
+        case .diff(let inner): lexDiff(&emitter, inner)
+        case .yaml: lexYAML(&emitter)
+        case .markup: lexMarkup(&emitter, 0, code.count)
+        case .css: lexCSS(&emitter, 0, code.count)
+        }
+        out = emitter.out
+    }
+}
+
+// MARK: - languages
+
+struct Language: Sendable {
+    enum Lexer: Sendable {
+        case generic(Spec)
+        case console
+        case diff(Spec?)
+        case yaml
+        case markup
+        case css
+    }
+    let name: String
+    let lexer: Lexer
+
+    static let table: [String: Language] = {
+        var t: [String: Language] = [:]
+        func add(_ name: String, _ lexer: Lexer, _ aliases: [String]) {
+            let lang = Language(name: name, lexer: lexer)
+            t[name] = lang
+            for a in aliases { t[a] = lang }
+        }
+        add("swift", .generic(Specs.swift), [])
+        add("objective-c", .generic(Specs.objc), ["objc", "objectivec", "obj-c", "objective-c++", "objc++", "m", "mm"])
+        add("c", .generic(Specs.c), ["h"])
+        add("cpp", .generic(Specs.cpp), ["c++", "cc", "cxx", "hpp", "hh"])
+        add("kotlin", .generic(Specs.kotlin), ["kt", "kts"])
+        add("java", .generic(Specs.java), [])
+        add("javascript", .generic(Specs.javascript), ["js", "jsx", "mjs", "cjs", "node"])
+        add("typescript", .generic(Specs.typescript), ["ts", "tsx"])
+        add("json", .generic(Specs.json), ["jsonc", "json5"])
+        add("yaml", .yaml, ["yml"])
+        add("ruby", .generic(Specs.ruby), ["rb", "podfile", "gemfile", "fastfile", "rake", "rakefile", "dangerfile"])
+        add("python", .generic(Specs.python), ["py", "python3", "py3"])
+        add("bash", .generic(Specs.shell), ["sh", "shell", "zsh", "fish", "ksh", "shellscript"])
+        add("console", .console, ["terminal", "shell-session", "shellsession", "sh-session", "command", "cmd"])
+        add("dart", .generic(Specs.dart), [])
+        add("php", .generic(Specs.php), [])
+        add("html", .markup, ["htm", "xhtml", "vue", "erb"])
+        add("xml", .markup, ["plist", "svg", "xib", "storyboard", "xsl", "rss", "atom"])
+        add("css", .css, ["scss", "less"])
+        add("sql", .generic(Specs.sql), ["mysql", "postgresql", "postgres", "sqlite", "plsql"])
+        add("go", .generic(Specs.go), ["golang"])
+        add("diff", .diff(nil), ["patch"])
+        return t
+    }()
+
+    static func named(_ raw: String) -> Language? {
+        let name = raw.lowercased()
+        if let lang = table[name] { return lang }
+        if name.hasPrefix("diff_") || name.hasPrefix("diff-") {
+            let innerName = String(name.dropFirst(5))
+            guard let inner = table[innerName] else { return Language(name: "diff", lexer: .diff(nil)) }
+            if case .generic(let spec) = inner.lexer {
+                return Language(name: "diff_" + inner.name, lexer: .diff(spec))
+            }
+            return Language(name: "diff_" + inner.name, lexer: .diff(nil))
+        }
+        return nil
+    }
+
+    static let fileNames: [String: String] = [
+        "podfile": "ruby", "gemfile": "ruby", "fastfile": "ruby", "rakefile": "ruby", "dangerfile": "ruby",
+        "appfile": "ruby", "brewfile": "ruby", "vagrantfile": "ruby", ".bashrc": "bash", ".zshrc": "bash",
+        ".bash_profile": "bash", ".profile": "bash",
+    ]
+    static let extensions: [String: String] = [
+        "swift": "swift", "m": "objective-c", "mm": "objective-c", "h": "c", "c": "c", "cpp": "cpp", "cc": "cpp",
+        "hpp": "cpp", "kt": "kotlin", "kts": "kotlin", "java": "java", "js": "javascript", "mjs": "javascript",
+        "cjs": "javascript", "jsx": "javascript", "ts": "typescript", "tsx": "typescript", "json": "json",
+        "yml": "yaml", "yaml": "yaml", "rb": "ruby", "py": "python", "sh": "bash", "bash": "bash", "zsh": "bash",
+        "dart": "dart", "php": "php", "html": "html", "htm": "html", "xml": "xml", "plist": "xml", "svg": "xml",
+        "xib": "xml", "storyboard": "xml", "css": "css", "scss": "css", "sql": "sql", "go": "go", "diff": "diff",
+        "patch": "diff", "podspec": "ruby", "gradle": "kotlin", "vue": "html",
+    ]
+
+    static func forFileName(_ raw: String) -> Language? {
+        let base = raw.split(separator: "/").last.map(String.init)?.lowercased() ?? raw.lowercased()
+        if let name = fileNames[base] { return table[name] }
+        guard let dot = base.lastIndex(of: "."), dot != base.startIndex || base.count > 1 else { return nil }
+        let ext = String(base[base.index(after: dot)...])
+        return extensions[ext].flatMap { table[$0] }
+    }
+}
+
+/// A set of short ASCII words, looked up from bytes without allocating.
+struct WordSet: Sendable {
+    struct Key: Hashable, Sendable { var lo: UInt64; var hi: UInt64; var len: Int }
+    private var keys: Set<Key> = []
+    let caseInsensitive: Bool
+
+    init(_ words: String, caseInsensitive: Bool = false) {
+        self.caseInsensitive = caseInsensitive
+        for w in words.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
+            let bytes = Array(w.utf8)
+            bytes.withUnsafeBufferPointer { if let k = WordSet.key($0, 0, $0.count, caseInsensitive) { keys.insert(k) } }
+        }
+    }
+
+    @inline(__always) static func key(_ b: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int, _ fold: Bool) -> Key? {
+        let len = to - from
+        guard len > 0 && len <= 16 else { return nil }
+        var lo: UInt64 = 0, hi: UInt64 = 0
+        for k in 0..<len {
+            var c = UInt64(b[from + k])
+            if fold && c >= 0x41 && c <= 0x5A { c |= 0x20 }
+            if k < 8 { lo |= c << (8 * UInt64(k)) } else { hi |= c << (8 * UInt64(k - 8)) }
+        }
+        return Key(lo: lo, hi: hi, len: len)
+    }
+
+    @inline(__always) func contains(_ b: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) -> Bool {
+        guard !keys.isEmpty, let k = WordSet.key(b, from, to, caseInsensitive) else { return false }
+        return keys.contains(k)
+    }
+}
+
+/// What the generic lexer knows about one language.
+struct Spec: Sendable {
+    var keywords = WordSet("")
+    var types = WordSet("")
+    var literals = WordSet("")
+    var lineComments: [[UInt8]] = []
+    var blockComment: (open: [UInt8], close: [UInt8])? = nil
+    var nestedComments = false
+    var quotes: [UInt8] = [UInt8(ascii: "\""), UInt8(ascii: "'")]
+    var multilineQuotes: [UInt8] = []
+    var tripleQuotes = false
+    var hashPreprocessor = false
+    var hashDirectives = false
+    var atAnnotations = false
+    var atStrings = false
+    var atVariables = false
+    var dollarVariables = false
+    var capitalizedTypes = true
+    var functionCalls = true
+    var hashCommentAtWordStart = false
+    var jsonKeys = false
+    var symbols = false
+    var dashOptions = false
+    var phpTags = false
+    var anchors = false
+    var operators = true
+}
+
+enum Specs {
+    static let cKeywords = "auto break case char const continue default do double else enum extern float for goto if inline int long register restrict return short signed sizeof static struct switch typedef union unsigned void volatile while _Bool _Complex bool"
+    static let c = Spec(keywords: WordSet(cKeywords), types: WordSet("size_t ssize_t int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t FILE uintptr_t intptr_t"),
+                        literals: WordSet("NULL true false"), lineComments: [Array("//".utf8)],
+                        blockComment: (Array("/*".utf8), Array("*/".utf8)), hashPreprocessor: true, capitalizedTypes: false)
+    static let cpp = Spec(keywords: WordSet(cKeywords + " class namespace template typename public private protected virtual override final new delete this using try catch throw operator friend explicit constexpr noexcept nullptr auto decltype mutable static_cast dynamic_cast reinterpret_cast const_cast"),
+                          types: WordSet("string vector map set size_t std unique_ptr shared_ptr"), literals: WordSet("NULL true false nullptr"),
+                          lineComments: [Array("//".utf8)], blockComment: (Array("/*".utf8), Array("*/".utf8)), hashPreprocessor: true)
+    static let objc = Spec(keywords: WordSet(cKeywords + " self super nil Nil YES NO id instancetype SEL IMP BOOL in out inout bycopy byref oneway nonatomic atomic strong weak assign copy retain readonly readwrite nullable nonnull __weak __strong __block __kindof"),
+                           types: WordSet("NSString NSInteger NSUInteger CGFloat NSObject"), literals: WordSet("nil Nil YES NO NULL true false"),
+                           lineComments: [Array("//".utf8)], blockComment: (Array("/*".utf8), Array("*/".utf8)),
+                           hashPreprocessor: true, atAnnotations: true, atStrings: true)
+    static let swift = Spec(keywords: WordSet("associatedtype class deinit enum extension fileprivate func import init inout internal let open operator private precedencegroup protocol public rethrows static struct subscript typealias var break case catch continue default defer do else fallthrough for guard if in repeat return throw switch where while as is try throws async await actor some any self Self super convenience dynamic final lazy mutating nonmutating optional override required unowned weak get set willSet didSet nonisolated isolated consume borrowing consuming macro package"),
+                            types: WordSet("Int Int8 Int16 Int32 Int64 UInt UInt8 UInt16 UInt32 UInt64 Double Float String Character Bool Void Array Dictionary Set Optional Any AnyObject Never Error"),
+                            literals: WordSet("true false nil"), lineComments: [Array("//".utf8)],
+                            blockComment: (Array("/*".utf8), Array("*/".utf8)), nestedComments: true, quotes: [UInt8(ascii: "\"")],
+                            tripleQuotes: true, hashDirectives: true, atAnnotations: true, dollarVariables: true)
+    static let kotlin = Spec(keywords: WordSet("as break class continue do else for fun if in interface is object package return super this throw try typealias typeof val var when while by catch constructor delegate dynamic field file finally get import init param property receiver set setparam where actual abstract annotation companion const crossinline data enum expect external final infix inline inner internal lateinit noinline open operator out override private protected public reified sealed suspend tailrec vararg value"),
+                             literals: WordSet("true false null"), lineComments: [Array("//".utf8)],
+                             blockComment: (Array("/*".utf8), Array("*/".utf8)), nestedComments: true, tripleQuotes: true, atAnnotations: true)
+    static let java = Spec(keywords: WordSet("abstract assert boolean break byte case catch char class const continue default do double else enum extends final finally float for goto if implements import instanceof int interface long native new package private protected public return short static strictfp super switch synchronized this throw throws transient try void volatile while var record sealed permits yield"),
+                           literals: WordSet("true false null"), lineComments: [Array("//".utf8)],
+                           blockComment: (Array("/*".utf8), Array("*/".utf8)), atAnnotations: true)
+    static let jsKeywords = "break case catch class const continue debugger default delete do else export extends finally for function if import in instanceof let new return super switch this throw try typeof var void while with yield async await of static get set from as"
+    static let javascript = Spec(keywords: WordSet(jsKeywords), literals: WordSet("true false null undefined NaN Infinity"),
+                                 lineComments: [Array("//".utf8)], blockComment: (Array("/*".utf8), Array("*/".utf8)),
+                                 multilineQuotes: [UInt8(ascii: "`")], atAnnotations: true)
+    static let typescript = Spec(keywords: WordSet(jsKeywords + " interface type enum implements private protected public readonly declare namespace module abstract keyof infer is asserts satisfies override"),
+                                 types: WordSet("string number boolean any unknown never void object symbol bigint"),
+                                 literals: WordSet("true false null undefined NaN Infinity"),
+                                 lineComments: [Array("//".utf8)], blockComment: (Array("/*".utf8), Array("*/".utf8)),
+                                 multilineQuotes: [UInt8(ascii: "`")], atAnnotations: true)
+    static let json = Spec(literals: WordSet("true false null"), lineComments: [Array("//".utf8)],
+                           blockComment: (Array("/*".utf8), Array("*/".utf8)), quotes: [UInt8(ascii: "\"")],
+                           capitalizedTypes: false, functionCalls: false, jsonKeys: true)
+    static let ruby = Spec(keywords: WordSet("BEGIN END alias and begin break case class def defined? do else elsif end ensure for if in module next not or redo rescue retry return super then undef unless until when while yield require require_relative include extend attr_accessor attr_reader attr_writer private protected public lambda proc raise puts target use_frameworks! platform pod source"),
+                           literals: WordSet("true false nil self __FILE__ __LINE__"), lineComments: [Array("#".utf8)],
+                           multilineQuotes: [UInt8(ascii: "`")], atVariables: true, dollarVariables: true, symbols: true)
+    static let python = Spec(keywords: WordSet("and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield match case print"),
+                             types: WordSet("int float str bool list dict set tuple bytes object type"),
+                             literals: WordSet("True False None self cls"), lineComments: [Array("#".utf8)], tripleQuotes: true, atAnnotations: true)
+    static let shell = Spec(keywords: WordSet("if then else elif fi for while until do done case esac in function select return exit local export readonly declare unset source alias time"),
+                            lineComments: [Array("#".utf8)], multilineQuotes: [UInt8(ascii: "`")], dollarVariables: true,
+                            capitalizedTypes: false, functionCalls: false, hashCommentAtWordStart: true, dashOptions: true)
+    static let dart = Spec(keywords: WordSet("abstract as assert async await break case catch class const continue covariant default deferred do dynamic else enum export extends extension external factory final finally for get hide if implements import in interface is late library mixin new on operator part required rethrow return set show static super switch sync this throw try typedef var void while with yield sealed base"),
+                           types: WordSet("int double num bool String List Map Set Future Stream Object dynamic"),
+                           literals: WordSet("true false null"), lineComments: [Array("//".utf8)],
+                           blockComment: (Array("/*".utf8), Array("*/".utf8)), tripleQuotes: true, atAnnotations: true)
+    static let php = Spec(keywords: WordSet("abstract and array as break callable case catch class clone const continue declare default do echo else elseif empty enddeclare endfor endforeach endif endswitch endwhile extends final finally fn for foreach function global goto if implements include include_once instanceof insteadof interface isset list match namespace new or print private protected public readonly require require_once return static switch throw trait try unset use var while xor yield", caseInsensitive: true),
+                          literals: WordSet("true false null TRUE FALSE NULL"), lineComments: [Array("//".utf8), Array("#".utf8)],
+                          blockComment: (Array("/*".utf8), Array("*/".utf8)), dollarVariables: true, phpTags: true)
+    static let sql = Spec(keywords: WordSet("select from where and or not insert into values update set delete create table drop alter add column index primary key foreign references unique default join inner left right outer full cross on as group by order having limit offset distinct union all case when then else end is in between like exists begin commit rollback transaction view trigger procedure function returns return declare if database schema grant revoke with asc desc auto_increment constraint check cascade", caseInsensitive: true),
+                          types: WordSet("int integer bigint smallint tinyint varchar char text date datetime timestamp boolean decimal numeric float real double serial blob json", caseInsensitive: true),
+                          literals: WordSet("null true false", caseInsensitive: true), lineComments: [Array("--".utf8)],
+                          blockComment: (Array("/*".utf8), Array("*/".utf8)), multilineQuotes: [UInt8(ascii: "`")], capitalizedTypes: false)
+    static let go = Spec(keywords: WordSet("break case chan const continue default defer else fallthrough for func go goto if import interface map package range return select struct switch type var"),
+                         types: WordSet("bool byte complex64 complex128 error float32 float64 int int8 int16 int32 int64 rune string uint uint8 uint16 uint32 uint64 uintptr any"),
+                         literals: WordSet("true false nil iota"), lineComments: [Array("//".utf8)],
+                         blockComment: (Array("/*".utf8), Array("*/".utf8)), multilineQuotes: [UInt8(ascii: "`")], capitalizedTypes: false)
+    static let yamlValue = Spec(literals: WordSet("true false null yes no on off True False Null Yes No TRUE FALSE NULL ~"),
+                                lineComments: [Array("#".utf8)], capitalizedTypes: false, functionCalls: false,
+                                hashCommentAtWordStart: true, anchors: true, operators: false)
+}
+
+// MARK: - output
+
+struct Emitter {
+    var out: [UInt8]
+    let code: UnsafeBufferPointer<UInt8>
+
+    @inline(__always) mutating func plain(_ from: Int, _ to: Int) {
+        if to > from { appendEscaped(&out, UnsafeBufferPointer(rebasing: code[from..<to])) }
+    }
+
+    @inline(__always) mutating func open(_ cls: StaticString) {
+        out.append(contentsOf: spanOpen)
+        out.append(contentsOf: UnsafeBufferPointer(start: cls.utf8Start, count: cls.utf8CodeUnitCount))
+        out.append(contentsOf: spanOpenEnd)
+    }
+
+    @inline(__always) mutating func close() { out.append(contentsOf: spanClose) }
+
+    @inline(__always) mutating func span(_ cls: StaticString, _ from: Int, _ to: Int) {
+        guard to > from else { return }
+        open(cls)
+        plain(from, to)
+        close()
+    }
+}
+
+private let spanOpen: [UInt8] = Array("<span class=\"hl-".utf8)
+private let spanOpenEnd: [UInt8] = Array("\">".utf8)
+private let spanClose: [UInt8] = Array("</span>".utf8)

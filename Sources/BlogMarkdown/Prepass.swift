@@ -1,0 +1,283 @@
+// A light pass over source lines for the Qiita constructs cmark cannot see as blocks.
+// It never adds or removes a line, so cmark's line numbers stay those of the original text.
+//
+// - `:::note info` / `:::` lines become one-line HTML comments `<!--\u{E000}note info-->` /
+//   `<!--\u{E000}end-->`: an HTML block of type 2 interrupts a paragraph and ends on its line, so each
+//   marker is its own block in the tree, and the transform wraps the blocks between them.
+// - `[^label]: text` (a footnote definition, which cmark would take as a link reference definition)
+//   becomes `\u{E001}label\u{E001}text`, a paragraph the transform recognises.
+// - `$math$` on a line becomes a code span `` `\u{E002}math\u{E002}` `` so that cmark keeps the content
+//   verbatim (no emphasis, no backslash escapes). Code spans, link destinations and tags are skipped.
+// Private-use markers U+E000…U+E002 already present in the input are replaced by U+FFFD first.
+// Where a marker lands in a literal that is not ours (HTML, code blocks), `restoreMarkers` undoes it.
+
+let noteMarkerPrefix: [UInt8] = Array("<!--\u{E000}".utf8)
+let footnoteMarker: [UInt8] = [0xEE, 0x80, 0x81] // U+E001
+let mathMarker: [UInt8] = [0xEE, 0x80, 0x82] // U+E002
+
+struct Prepass {
+    var bytes: [UInt8] = []
+    /// Original text of each line turned into a note marker (1-based line number).
+    var noteLines: [Int: [UInt8]] = [:]
+    var sawNotes = false
+    var sawFootnotes = false
+    var sawMath = false
+
+    static func run(_ src: [UInt8]) -> Prepass {
+        var result = Prepass()
+        var out: [UInt8] = []
+        out.reserveCapacity(src.count + 64)
+        var fenceChar: UInt8 = 0
+        var fenceLen = 0
+        var noteDepth = 0
+        var lineNumber = 0
+        var start = 0
+        let n = src.count
+        while start < n {
+            lineNumber += 1
+            var end = start
+            while end < n && src[end] != 0x0A { end += 1 }
+            let lineEnd = end < n ? end + 1 : end // includes the newline
+            var contentEnd = end
+            if contentEnd > start && src[contentEnd - 1] == 0x0D { contentEnd -= 1 }
+            defer { start = lineEnd }
+
+            // Fence tracking (any indentation, so fences in list items count too).
+            var i = start
+            while i < contentEnd && src[i].isSpaceOrTab { i += 1 }
+            let indent = i - start
+            if i < contentEnd && (src[i] == UInt8(ascii: "`") || src[i] == UInt8(ascii: "~")) {
+                let c = src[i]
+                var j = i
+                while j < contentEnd && src[j] == c { j += 1 }
+                let run = j - i
+                if run >= 3 {
+                    if fenceChar == 0 {
+                        let info = src[j..<contentEnd]
+                        if c != UInt8(ascii: "`") || !info.contains(UInt8(ascii: "`")) {
+                            fenceChar = c
+                            fenceLen = run
+                            copySanitized(src[start..<lineEnd], into: &out)
+                            continue
+                        }
+                    } else if c == fenceChar && run >= fenceLen && src[j..<contentEnd].allSatisfy({ $0.isSpaceOrTab }) {
+                        fenceChar = 0
+                        copySanitized(src[start..<lineEnd], into: &out)
+                        continue
+                    }
+                }
+            }
+            if fenceChar != 0 {
+                copySanitized(src[start..<lineEnd], into: &out)
+                continue
+            }
+            let line = src[i..<contentEnd]
+            if indent <= 3 && line.starts(with: [0x3A, 0x3A, 0x3A]) { // ":::"
+                let rest = line.dropFirst(3)
+                let trimmed = rest.drop(while: { $0.isSpaceOrTab })
+                if trimmed.isEmpty {
+                    if noteDepth > 0 {
+                        noteDepth -= 1
+                        result.noteLines[lineNumber] = Array(src[start..<contentEnd])
+                        out.append(contentsOf: noteMarkerPrefix)
+                        out.append(contentsOf: Array("end-->".utf8))
+                        out.append(contentsOf: src[contentEnd..<lineEnd])
+                        result.sawNotes = true
+                        continue
+                    }
+                } else if rest.starts(with: Array("note".utf8)) {
+                    let words = rest.dropFirst(4)
+                    if words.isEmpty || words.first!.isSpaceOrTab {
+                        let word = String(decoding: words.drop(while: { $0.isSpaceOrTab }).prefix(while: { !$0.isSpaceOrTab }), as: UTF8.self)
+                        let type = (word == "warn" || word == "alert") ? word : "info"
+                        noteDepth += 1
+                        result.noteLines[lineNumber] = Array(src[start..<contentEnd])
+                        out.append(contentsOf: noteMarkerPrefix)
+                        out.append(contentsOf: Array("note \(type)-->".utf8))
+                        out.append(contentsOf: src[contentEnd..<lineEnd])
+                        result.sawNotes = true
+                        continue
+                    }
+                }
+            }
+            var from = i
+            out.append(contentsOf: src[start..<i])
+            if indent <= 3, let label = footnoteLabel(line) {
+                out.append(contentsOf: footnoteMarker)
+                out.append(contentsOf: label.label)
+                out.append(contentsOf: footnoteMarker)
+                from = label.end
+                while from < contentEnd && src[from].isSpaceOrTab { from += 1 }
+                result.sawFootnotes = true
+            }
+            if convertMath(src, from, contentEnd, into: &out) { result.sawMath = true }
+            out.append(contentsOf: src[contentEnd..<lineEnd])
+        }
+        result.bytes = out
+        return result
+    }
+
+    /// Copies bytes, replacing our private-use markers with U+FFFD.
+    static func copySanitized(_ s: ArraySlice<UInt8>, into out: inout [UInt8]) {
+        var k = s.startIndex
+        while k < s.endIndex {
+            let b = s[k]
+            if b == 0xEE && k + 2 < s.endIndex && s[k + 1] == 0x80 && s[k + 2] >= 0x80 && s[k + 2] <= 0x82 {
+                out.append(contentsOf: [0xEF, 0xBF, 0xBD])
+                k += 3
+                continue
+            }
+            out.append(b)
+            k += 1
+        }
+    }
+
+    /// `[^label]:` at the start of `line`: the label and the index after the colon.
+    static func footnoteLabel(_ line: ArraySlice<UInt8>) -> (label: ArraySlice<UInt8>, end: Int)? {
+        guard line.count >= 5, line[line.startIndex] == UInt8(ascii: "["), line[line.startIndex + 1] == UInt8(ascii: "^") else { return nil }
+        var k = line.startIndex + 2
+        while k < line.endIndex && line[k] != UInt8(ascii: "]") {
+            let b = line[k]
+            if b.isWhitespace || b == UInt8(ascii: "[") || b == UInt8(ascii: "\\") || b == 0xEE { return nil }
+            k += 1
+        }
+        guard k > line.startIndex + 2, k + 1 < line.endIndex, line[k + 1] == UInt8(ascii: ":") else { return nil }
+        return (line[(line.startIndex + 2)..<k], k + 2)
+    }
+
+    /// Rewrites `$…$` spans of one line (between `from` and `to`) as marked code spans. Returns true if any.
+    static func convertMath(_ src: [UInt8], _ from: Int, _ to: Int, into out: inout [UInt8]) -> Bool {
+        // Fast path: nothing to do.
+        var hasDollar = false
+        var k = from
+        while k < to { let b = src[k]; if b == UInt8(ascii: "$") || b == 0xEE { hasDollar = true; break }; k += 1 }
+        if !hasDollar { out.append(contentsOf: src[from..<to]); return false }
+
+        var converted = false
+        var i = from
+        var copied = from
+        func flush(_ upTo: Int) { if copied < upTo { copySanitized(src[copied..<upTo], into: &out) }; copied = upTo }
+        while i < to {
+            let b = src[i]
+            switch b {
+            case UInt8(ascii: "\\"):
+                i += 2
+            case UInt8(ascii: "`"):
+                var j = i
+                while j < to && src[j] == b { j += 1 }
+                let run = j - i
+                // find a closing run of the same length on this line
+                var m = j
+                var closed = -1
+                while m < to {
+                    if src[m] == b {
+                        var e = m
+                        while e < to && src[e] == b { e += 1 }
+                        if e - m == run { closed = e; break }
+                        m = e
+                    } else { m += 1 }
+                }
+                i = closed >= 0 ? closed : j
+            case UInt8(ascii: "]") where i + 1 < to && src[i + 1] == UInt8(ascii: "("):
+                var j = i + 2
+                var depth = 1
+                while j < to && depth > 0 {
+                    if src[j] == UInt8(ascii: "(") { depth += 1 } else if src[j] == UInt8(ascii: ")") { depth -= 1 }
+                    j += 1
+                }
+                i = j
+            case UInt8(ascii: "<") where i + 1 < to && (src[i + 1].isASCIILetter || src[i + 1] == UInt8(ascii: "/") || src[i + 1] == UInt8(ascii: "!")):
+                var j = i + 1
+                while j < to && src[j] != UInt8(ascii: ">") { j += 1 }
+                i = j < to ? j + 1 : i + 1
+            case UInt8(ascii: "$"):
+                if i + 1 < to && src[i + 1] == UInt8(ascii: "$") { i += 2; continue }
+                guard i + 1 < to, !src[i + 1].isWhitespace else { i += 1; continue }
+                var j = i + 1
+                var close = -1
+                while j < to {
+                    if src[j] == UInt8(ascii: "\\") { j += 2; continue }
+                    if src[j] == UInt8(ascii: "$") {
+                        let prevSpace = src[j - 1].isWhitespace
+                        let nextDigit = j + 1 < to && src[j + 1].isDigit
+                        if !prevSpace && !nextDigit { close = j }
+                        break
+                    }
+                    j += 1
+                }
+                guard close > i + 1 else { i += 1; continue }
+                flush(i)
+                let content = src[(i + 1)..<close]
+                var longest = 0, current = 0
+                for c in content { if c == UInt8(ascii: "`") { current += 1; longest = max(longest, current) } else { current = 0 } }
+                let ticks = [UInt8](repeating: UInt8(ascii: "`"), count: longest + 1)
+                out.append(contentsOf: ticks)
+                out.append(contentsOf: mathMarker)
+                copySanitized(content, into: &out)
+                out.append(contentsOf: mathMarker)
+                out.append(contentsOf: ticks)
+                converted = true
+                i = close + 1
+                copied = i
+            default:
+                i += 1
+            }
+        }
+        flush(to)
+        return converted
+    }
+}
+
+/// Undoes pre-pass markers inside a literal that cmark kept verbatim (HTML, code blocks, stray text).
+func restoreMarkers(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+    guard bytes.contains(0xEE) else { return nil }
+    var out: [UInt8] = []
+    out.reserveCapacity(bytes.count)
+    var changed = false
+    var i = 0
+    var skipTicks = 0
+    let n = bytes.count
+    var inMath = false
+    while i < n {
+        let b = bytes[i]
+        if b == 0xEE && i + 2 < n && bytes[i + 1] == 0x80 {
+            if bytes[i + 2] == 0x82 {
+                changed = true
+                if !inMath {
+                    var ticks = 0
+                    while let last = out.last, last == UInt8(ascii: "`") { out.removeLast(); ticks += 1 }
+                    skipTicks = ticks
+                    out.append(UInt8(ascii: "$"))
+                    inMath = true
+                    i += 3
+                } else {
+                    out.append(UInt8(ascii: "$"))
+                    inMath = false
+                    i += 3
+                    var t = 0
+                    while t < skipTicks && i < n && bytes[i] == UInt8(ascii: "`") { i += 1; t += 1 }
+                }
+                continue
+            }
+            if bytes[i + 2] == 0x81 {
+                // \u{E001}label\u{E001} -> [^label]:
+                changed = true
+                var j = i + 3
+                while j + 2 < n && !(bytes[j] == 0xEE && bytes[j + 1] == 0x80 && bytes[j + 2] == 0x81) { j += 1 }
+                out.append(contentsOf: Array("[^".utf8))
+                if j + 2 < n {
+                    out.append(contentsOf: bytes[(i + 3)..<j])
+                    out.append(contentsOf: Array("]: ".utf8))
+                    i = j + 3
+                } else {
+                    i += 3
+                }
+                continue
+            }
+            if bytes[i + 2] == 0x80 { changed = true; i += 3; continue }
+        }
+        out.append(b)
+        i += 1
+    }
+    return changed ? out : nil
+}

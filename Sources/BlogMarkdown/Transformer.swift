@@ -1,0 +1,892 @@
+import CCmark
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The Qiita dialect as transforms on cmark's tree. One instance per `render` call (not shared).
+final class Transformer {
+    let options: MarkdownOptions
+    let parseFlags: Int32
+    /// The bytes cmark parsed (after the pre-pass).
+    let source: [UInt8]
+    let prepass: Prepass?
+    private var lineStarts: [Int] = []
+
+    var headings: [Heading] = []
+    private var usedSlugs: [String: Int] = [:]
+    var codeText: [UInt8] = []
+    var plainText: [UInt8] = []
+    var links: [MarkdownLink] = []
+    /// Lines of nodes that cmark did not place in this document (table cells, split text).
+    private var lineOverride: [Node: Int32] = [:]
+    /// Table cells, so plain text can separate them.
+    private var cells = Set<Node>()
+
+    private var footnoteDefs: [String: Node] = [:]
+    private var footnoteDefOrder: [String] = []
+    private var footnoteOrder: [String] = []
+    private var footnoteRefs: [String: Int] = [:]
+
+    init(options: MarkdownOptions, parseFlags: Int32, source: [UInt8], prepass: Prepass?) {
+        self.options = options
+        self.parseFlags = parseFlags
+        self.source = source
+        self.prepass = prepass
+    }
+
+    func run(_ doc: Node) {
+        let qiita = options.qiitaExtensions
+        if qiita {
+            if prepass?.sawNotes == true { groupNotes(doc) }
+            if prepass?.sawFootnotes == true { findFootnoteDefinitions(doc) }
+            buildTables(doc)
+            repairCJKStrong(doc)
+            inlinePass(doc)
+            taskLists(doc)
+        }
+        blockPass(doc)
+        if qiita && !footnoteDefs.isEmpty { buildFootnotes(doc) }
+        collect(doc)
+    }
+
+    // MARK: - notes
+
+    private func groupNotes(_ doc: Node) {
+        var markers: [Node] = []
+        walk(doc) { node, entering in
+            if entering && kind(node) == CMARK_NODE_HTML_BLOCK && literalBytes(node).starts(with: noteMarkerPrefix) {
+                markers.append(node)
+            }
+        }
+        var stack: [(node: Node, type: String)] = []
+        var done = Set<Node>()
+        for marker in markers {
+            let rest = String(decoding: literalBytes(marker).dropFirst(noteMarkerPrefix.count), as: UTF8.self)
+            if rest.hasPrefix("note ") {
+                let type = String(rest.dropFirst(5).prefix(while: { $0.isLetter }))
+                stack.append((marker, type))
+                continue
+            }
+            let parent = cmark_node_parent(marker)
+            guard let index = stack.lastIndex(where: { cmark_node_parent($0.node) == parent }) else { continue }
+            let open = stack[index]
+            stack.removeSubrange(index...)
+            let box = makeCustom(block: true, enter: "<div class=\"note \(open.type)\">", exit: "</div>")
+            cmark_node_insert_before(open.node, box)
+            moveSiblings(after: open.node, before: marker, to: box)
+            cmark_node_free(open.node)
+            cmark_node_free(marker)
+            done.insert(open.node)
+            done.insert(marker)
+        }
+        // Unmatched markers show their original line as a paragraph.
+        for marker in markers where !done.contains(marker) {
+            let line = Int(cmark_node_get_start_line(marker))
+            let text = prepass?.noteLines[line] ?? []
+            let paragraph = cmark_node_new(CMARK_NODE_PARAGRAPH)!
+            append(paragraph, makeText(Array(text.drop(while: { $0.isSpaceOrTab }))))
+            replace(marker, with: paragraph)
+        }
+    }
+
+    // MARK: - footnotes
+
+    private func findFootnoteDefinitions(_ doc: Node) {
+        var paragraphs: [Node] = []
+        walk(doc) { node, entering in
+            if entering && kind(node) == CMARK_NODE_PARAGRAPH { paragraphs.append(node) }
+        }
+        // Definitions on consecutive lines are one paragraph for cmark: split before each marker line.
+        var found: [Node] = []
+        for paragraph in paragraphs {
+            var current = paragraph
+            if let first = cmark_node_first_child(current), kind(first) == CMARK_NODE_TEXT, literalBytes(first).starts(with: footnoteMarker) {
+                found.append(current)
+            }
+            var child = cmark_node_first_child(current)
+            while let c = child {
+                let t = kind(c)
+                guard t == CMARK_NODE_SOFTBREAK || t == CMARK_NODE_LINEBREAK, let next = cmark_node_next(c),
+                      kind(next) == CMARK_NODE_TEXT, literalBytes(next).starts(with: footnoteMarker) else {
+                    child = cmark_node_next(c)
+                    continue
+                }
+                let split = cmark_node_new(CMARK_NODE_PARAGRAPH)!
+                cmark_node_insert_after(current, split)
+                while let moving = cmark_node_next(c) { append(split, moving) }
+                cmark_node_free(c)
+                found.append(split)
+                current = split
+                child = cmark_node_first_child(split)
+            }
+        }
+        for paragraph in found {
+            let first = cmark_node_first_child(paragraph)!
+            let lit = literalArray(first)
+            var j = 3
+            while j + 2 < lit.count && !(lit[j] == 0xEE && lit[j + 1] == 0x80 && lit[j + 2] == 0x81) { j += 1 }
+            guard j + 2 < lit.count else { continue }
+            let label = String(decoding: lit[3..<j], as: UTF8.self)
+            let rest = Array(lit[(j + 3)...].drop(while: { $0.isSpaceOrTab }))
+            if rest.isEmpty { cmark_node_free(first) } else { setLiteral(first, rest) }
+            if footnoteDefs[label] == nil {
+                footnoteDefs[label] = paragraph
+                footnoteDefOrder.append(label)
+            }
+        }
+    }
+
+    private func buildFootnotes(_ doc: Node) {
+        let section = makeCustom(block: true, enter: "<section class=\"footnotes\">\n<ol>", exit: "</ol>\n</section>")
+        for (index, label) in footnoteOrder.enumerated() {
+            guard let paragraph = footnoteDefs[label] else { continue }
+            let number = index + 1
+            let item = makeCustom(block: true, enter: "<li id=\"fn-\(number)\">", exit: "</li>")
+            append(paragraph, makeCustom(block: false,
+                                         enter: " <a href=\"#fnref-\(number)\" class=\"footnote-backref\" aria-label=\"Back to reference \(number)\">↩</a>",
+                                         exit: ""))
+            append(item, paragraph) // unlinks it from where it was defined
+            append(section, item)
+        }
+        for label in footnoteDefOrder where footnoteRefs[label] == nil {
+            if let paragraph = footnoteDefs[label] { cmark_node_free(paragraph) }
+        }
+        if footnoteOrder.isEmpty { cmark_node_free(section) } else { append(doc, section) }
+    }
+
+    // MARK: - source lines
+
+    /// A source line (1-based) without its line ending.
+    private func sourceLine(_ line: Int) -> ArraySlice<UInt8> {
+        if lineStarts.isEmpty {
+            lineStarts.append(0)
+            for (i, b) in source.enumerated() where b == 0x0A { lineStarts.append(i + 1) }
+        }
+        guard line >= 1 && line <= lineStarts.count else { return [] }
+        let start = lineStarts[line - 1]
+        var end = line < lineStarts.count ? lineStarts[line] - 1 : source.count
+        if end > start && source[end - 1] == 0x0D { end -= 1 }
+        return source[start..<max(start, end)]
+    }
+
+    // MARK: - tables
+
+    private func buildTables(_ doc: Node) {
+        var candidates: [Node] = []
+        walk(doc) { node, entering in
+            if entering && kind(node) == CMARK_NODE_PARAGRAPH && cmark_node_get_end_line(node) > cmark_node_get_start_line(node) {
+                candidates.append(node)
+            }
+        }
+        for paragraph in candidates { makeTable(paragraph) }
+    }
+
+    private func paragraphLines(_ paragraph: Node) -> [ArraySlice<UInt8>] {
+        let first = Int(cmark_node_get_start_line(paragraph))
+        let last = Int(cmark_node_get_end_line(paragraph))
+        var quotes = 0
+        var p = cmark_node_parent(paragraph)
+        while let q = p { if kind(q) == CMARK_NODE_BLOCK_QUOTE { quotes += 1 }; p = cmark_node_parent(q) }
+        var lines: [ArraySlice<UInt8>] = []
+        for l in first...last {
+            var line = sourceLine(l)
+            if l == first {
+                let column = Int(cmark_node_get_start_column(paragraph))
+                if column > 1 && column - 1 <= line.count { line = line.dropFirst(column - 1) }
+            } else {
+                for _ in 0..<quotes {
+                    let trimmed = line.drop(while: { $0.isSpaceOrTab })
+                    guard trimmed.first == UInt8(ascii: ">") else { break }
+                    line = trimmed.dropFirst()
+                    if line.first == 0x20 { line = line.dropFirst() }
+                }
+            }
+            lines.append(trim(line))
+        }
+        return lines
+    }
+
+    private func trim(_ s: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        var a = s.startIndex, b = s.endIndex
+        while a < b && s[a].isWhitespace { a += 1 }
+        while b > a && s[b - 1].isWhitespace { b -= 1 }
+        return s[a..<b]
+    }
+
+    /// Splits a table row on unescaped pipes (GFM splits inside code spans too).
+    private func splitRow(_ line: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {
+        var s = trim(line)
+        if s.first == UInt8(ascii: "|") { s = s.dropFirst() }
+        if s.last == UInt8(ascii: "|") && !(s.count >= 2 && s[s.endIndex - 2] == UInt8(ascii: "\\")) { s = s.dropLast() }
+        var cells: [ArraySlice<UInt8>] = []
+        var start = s.startIndex
+        var i = s.startIndex
+        while i < s.endIndex {
+            if s[i] == UInt8(ascii: "\\") { i += 2; continue }
+            if s[i] == UInt8(ascii: "|") { cells.append(trim(s[start..<i])); start = i + 1 }
+            i += 1
+        }
+        cells.append(trim(s[start..<min(s.endIndex, max(start, s.endIndex))]))
+        return cells
+    }
+
+    private enum Align { case none, left, center, right }
+
+    private func delimiterRow(_ line: ArraySlice<UInt8>) -> [Align]? {
+        guard line.contains(UInt8(ascii: "|")), line.contains(UInt8(ascii: "-")) else { return nil }
+        for b in line where !(b == UInt8(ascii: "|") || b == UInt8(ascii: "-") || b == UInt8(ascii: ":") || b.isSpaceOrTab) { return nil }
+        var aligns: [Align] = []
+        for cell in splitRow(line) {
+            guard !cell.isEmpty else { return nil }
+            let left = cell.first == UInt8(ascii: ":")
+            let right = cell.last == UInt8(ascii: ":")
+            let dashes = cell.dropFirst(left ? 1 : 0).dropLast(right && cell.count > 1 ? 1 : 0)
+            guard !dashes.isEmpty, dashes.allSatisfy({ $0 == UInt8(ascii: "-") }) else { return nil }
+            aligns.append(left && right ? .center : left ? .left : right ? .right : .none)
+        }
+        return aligns
+    }
+
+    private func makeTable(_ paragraph: Node) {
+        let lines = paragraphLines(paragraph)
+        guard lines.count >= 2 else { return }
+        var headerIndex = -1
+        var aligns: [Align] = []
+        for k in 1..<lines.count {
+            if let a = delimiterRow(lines[k]), lines[k - 1].contains(UInt8(ascii: "|")), splitRow(lines[k - 1]).count == a.count {
+                headerIndex = k - 1
+                aligns = a
+                break
+            }
+        }
+        guard headerIndex >= 0 else { return }
+        // Cut the paragraph before the header line (top-level line breaks only).
+        var cutAt: Node?
+        if headerIndex > 0 {
+            var breaks = 0
+            var child = cmark_node_first_child(paragraph)
+            while let c = child {
+                let t = kind(c)
+                if t == CMARK_NODE_SOFTBREAK || t == CMARK_NODE_LINEBREAK {
+                    breaks += 1
+                    if breaks == headerIndex { cutAt = c; break }
+                }
+                child = cmark_node_next(c)
+            }
+            guard cutAt != nil else { return }
+        }
+        let columns = aligns.count
+        var rows: [[ArraySlice<UInt8>]] = [splitRow(lines[headerIndex])]
+        if headerIndex + 2 < lines.count {
+            for k in (headerIndex + 2)..<lines.count { rows.append(splitRow(lines[k])) }
+        }
+        // Parse all cells in one cmark document: one paragraph per cell. The leading NO-BREAK SPACE
+        // keeps each cell an inline-only paragraph (no list, heading or definition), and counts as
+        // whitespace for emphasis flanking, like the start of a line.
+        var text: [UInt8] = []
+        for row in rows {
+            for c in 0..<columns {
+                text.append(contentsOf: [0xC2, 0xA0])
+                if c < row.count {
+                    let cell = row[c]
+                    var i = cell.startIndex
+                    while i < cell.endIndex {
+                        let b = cell[i]
+                        if b == UInt8(ascii: "\\") && i + 1 < cell.endIndex && cell[i + 1] == UInt8(ascii: "|") {
+                            text.append(UInt8(ascii: "|")); i += 2; continue
+                        }
+                        text.append(b == 0x0D ? 0x20 : b)
+                        i += 1
+                    }
+                }
+                text.append(contentsOf: [0x0A, 0x0A])
+            }
+        }
+        guard let cellDoc = text.withUnsafeBufferPointer({ buffer in
+            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                cmark_parse_document($0, buffer.count, parseFlags)
+            }
+        }) else { return }
+        defer { cmark_node_free(cellDoc) }
+        var cellParagraphs: [Node] = []
+        var child = cmark_node_first_child(cellDoc)
+        while let c = child { cellParagraphs.append(c); child = cmark_node_next(c) }
+        guard cellParagraphs.count == rows.count * columns,
+              cellParagraphs.allSatisfy({ kind($0) == CMARK_NODE_PARAGRAPH }) else { return }
+
+        let baseLine = cmark_node_get_start_line(paragraph) + Int32(headerIndex)
+        let table = makeCustom(block: true, enter: "<table>", exit: "</table>")
+        let head = makeCustom(block: true, enter: "<thead>", exit: "</thead>")
+        append(table, head)
+        var body: Node?
+        for (r, _) in rows.enumerated() {
+            let tr = makeCustom(block: true, enter: "<tr>", exit: "</tr>")
+            let tag = r == 0 ? "th" : "td"
+            let line = r == 0 ? baseLine : baseLine + 1 + Int32(r)
+            for c in 0..<columns {
+                let cellParagraph = cellParagraphs[r * columns + c]
+                if let first = cmark_node_first_child(cellParagraph), kind(first) == CMARK_NODE_TEXT {
+                    let lit = literalBytes(first)
+                    if lit.count >= 2 && lit[0] == 0xC2 && lit[1] == 0xA0 {
+                        if lit.count == 2 { cmark_node_free(first) } else { setLiteral(first, Array(lit[2...])) }
+                    }
+                }
+                let style: String
+                switch aligns[c] {
+                case .none: style = ""
+                case .left: style = " style=\"text-align: left\""
+                case .center: style = " style=\"text-align: center\""
+                case .right: style = " style=\"text-align: right\""
+                }
+                let cell = makeCustom(block: false, enter: "<\(tag)\(style)>", exit: "</\(tag)>\n")
+                moveChildren(from: cellParagraph, to: cell)
+                walk(cell) { node, entering in if entering { self.lineOverride[node] = line } }
+                cells.insert(cell)
+                append(tr, cell)
+            }
+            if r == 0 {
+                append(head, tr)
+            } else {
+                if body == nil {
+                    body = makeCustom(block: true, enter: "<tbody>", exit: "</tbody>")
+                    append(table, body!)
+                }
+                append(body!, tr)
+            }
+        }
+        if let cut = cutAt {
+            while let next = cmark_node_next(cut) { cmark_node_free(next) }
+            cmark_node_free(cut)
+            cmark_node_insert_after(paragraph, table)
+        } else {
+            replace(paragraph, with: table)
+        }
+    }
+
+    // MARK: - task lists
+
+    private func taskLists(_ doc: Node) {
+        var items: [Node] = []
+        walk(doc) { node, entering in if entering && kind(node) == CMARK_NODE_ITEM { items.append(node) } }
+        for item in items {
+            guard let paragraph = cmark_node_first_child(item), kind(paragraph) == CMARK_NODE_PARAGRAPH,
+                  let text = cmark_node_first_child(paragraph), kind(text) == CMARK_NODE_TEXT else { continue }
+            let lit = literalBytes(text)
+            guard lit.count >= 3, lit[0] == UInt8(ascii: "["), lit[2] == UInt8(ascii: "]"),
+                  lit.count == 3 || lit[3].isSpaceOrTab else { continue }
+            let checked: Bool
+            switch lit[1] {
+            case 0x20: checked = false
+            case UInt8(ascii: "x"), UInt8(ascii: "X"): checked = true
+            default: continue
+            }
+            let box = makeCustom(block: false,
+                                 enter: "<input type=\"checkbox\" class=\"task-list-item-checkbox\" disabled=\"\"\(checked ? " checked=\"\"" : "") />",
+                                 exit: "")
+            cmark_node_insert_before(text, box)
+            if lit.count == 3 { cmark_node_free(text) } else { setLiteral(text, Array(lit[3...])) }
+        }
+    }
+
+    // MARK: - inline pass
+
+    private func inlinePass(_ doc: Node) {
+        var containers: [Node] = []
+        var seen = Set<Node>()
+        walk(doc) { node, entering in
+            guard entering else { return }
+            let t = kind(node)
+            if t == CMARK_NODE_TEXT || t == CMARK_NODE_CODE, let parent = cmark_node_parent(node), !seen.contains(parent) {
+                seen.insert(parent)
+                containers.append(parent)
+            }
+        }
+        for container in containers { processInlines(container) }
+    }
+
+    /// cmark pairs `**（括弧）**と**【見出し】**` as `**（括弧）<strong>と</strong>【見出し】**`. Where a
+    /// container still has a literal `**`/`__` run next to non-ASCII text, its strong nodes are undone
+    /// back into delimiter text so the relaxed pairing below sees the whole sequence.
+    private func repairCJKStrong(_ doc: Node) {
+        var containers: [Node] = []
+        var seen = Set<Node>()
+        walk(doc) { node, entering in
+            guard entering, kind(node) == CMARK_NODE_TEXT, let parent = cmark_node_parent(node), !seen.contains(parent) else { return }
+            let lit = literalBytes(node)
+            var i = 0
+            while i + 1 < lit.count {
+                let b = lit[i]
+                if (b == UInt8(ascii: "*") || b == UInt8(ascii: "_")) && lit[i + 1] == b && (i + 2 == lit.count || lit[i + 2] != b)
+                    && (i == 0 || lit[i - 1] != b) && ((i > 0 && lit[i - 1] >= 0x80) || (i + 2 < lit.count && lit[i + 2] >= 0x80)) {
+                    seen.insert(parent)
+                    containers.append(parent)
+                    return
+                }
+                i += 1
+            }
+        }
+        for container in containers {
+            var child = cmark_node_first_child(container)
+            while let c = child {
+                child = cmark_node_next(c)
+                guard kind(c) == CMARK_NODE_STRONG, !seen.contains(c) else { continue }
+                let line = sourceLine(Int(cmark_node_get_start_line(c)))
+                let column = Int(cmark_node_get_start_column(c))
+                var marker: [UInt8] = [UInt8(ascii: "*"), UInt8(ascii: "*")]
+                if column >= 1 && column <= line.count && line[line.startIndex + column - 1] == UInt8(ascii: "_") {
+                    marker = [UInt8(ascii: "_"), UInt8(ascii: "_")]
+                }
+                cmark_node_insert_before(c, makeText(marker))
+                while let inner = cmark_node_first_child(c) { cmark_node_insert_before(c, inner) }
+                cmark_node_insert_before(c, makeText(marker))
+                cmark_node_free(c)
+            }
+            // merge adjacent text so the delimiter scan sees runs and their neighbours
+            var node = cmark_node_first_child(container)
+            while let n = node {
+                if kind(n) == CMARK_NODE_TEXT, let next = cmark_node_next(n), kind(next) == CMARK_NODE_TEXT {
+                    setLiteral(n, literalArray(n) + literalArray(next))
+                    cmark_node_free(next)
+                    continue
+                }
+                node = cmark_node_next(n)
+            }
+        }
+    }
+
+    private func insideLink(_ container: Node) -> Bool {
+        var p: Node? = container
+        while let node = p {
+            let t = kind(node)
+            if t == CMARK_NODE_LINK || t == CMARK_NODE_IMAGE { return true }
+            if t.rawValue < CMARK_NODE_FIRST_INLINE.rawValue || t == CMARK_NODE_CUSTOM_BLOCK { return false }
+            p = cmark_node_parent(node)
+        }
+        return false
+    }
+
+    private func processInlines(_ container: Node) {
+        let linksAllowed = !insideLink(container)
+        var hasDelimiters = false
+        var child = cmark_node_first_child(container)
+        while let c = child {
+            let next = cmark_node_next(c)
+            let t = kind(c)
+            if t == CMARK_NODE_CODE {
+                let lit = literalBytes(c)
+                if lit.count >= 6 && lit.starts(with: mathMarker) && lit[(lit.count - 3)...].elementsEqual(mathMarker) {
+                    var html = Array("<span class=\"math inline\">".utf8)
+                    appendEscaped(&html, lit[3..<(lit.count - 3)])
+                    html.append(contentsOf: Array("</span>".utf8))
+                    let math = makeCustom(block: false, enter: html, exit: [])
+                    replace(c, with: math)
+                } else if let restored = restoreMarkers(lit) {
+                    setLiteral(c, restored)
+                }
+            } else if t == CMARK_NODE_TEXT {
+                if splitText(c, linksAllowed: linksAllowed) { hasDelimiters = true }
+            }
+            child = next
+        }
+        if hasDelimiters { pairDelimiters(container) }
+    }
+
+    private static let nbsp: [UInt8] = [0xC2, 0xA0]
+
+    /// Footnote references, autolinks and stray markers in one text node. Returns whether the text
+    /// (or its remains) contains `~`, `*` or `_` for the delimiter pass.
+    private func splitText(_ node: Node, linksAllowed: Bool) -> Bool {
+        let lit = literalBytes(node)
+        let n = lit.count
+        var delimiters = false
+        var interesting = false
+        for b in lit {
+            switch b {
+            case UInt8(ascii: "~"), UInt8(ascii: "*"), UInt8(ascii: "_"): delimiters = true
+            case UInt8(ascii: "["), UInt8(ascii: ":"), UInt8(ascii: "w"), UInt8(ascii: "W"), 0xEE: interesting = true
+            default: break
+            }
+        }
+        guard interesting else { return delimiters }
+        var pieces: [Node] = []
+        var plainStart = 0
+        var i = 0
+        let line = lineOverride[node] ?? cmark_node_get_start_line(node)
+        func flush(_ upTo: Int) {
+            if upTo > plainStart { pieces.append(makeText(Array(lit[plainStart..<upTo]))) }
+        }
+        while i < n {
+            let b = lit[i]
+            if b == 0xEE, i + 2 < n, lit[i + 1] == 0x80, lit[i + 2] == 0x81 {
+                // a footnote definition that cmark put inside another paragraph: show it as written
+                var j = i + 3
+                while j + 2 < n && !(lit[j] == 0xEE && lit[j + 1] == 0x80 && lit[j + 2] == 0x81) { j += 1 }
+                flush(i)
+                var text = Array("[^".utf8)
+                if j + 2 < n { text += lit[(i + 3)..<j]; text += Array("]: ".utf8); i = j + 3 } else { i += 3 }
+                pieces.append(makeText(text))
+                plainStart = i
+                continue
+            }
+            if b == UInt8(ascii: "["), i + 1 < n, lit[i + 1] == UInt8(ascii: "^"), !footnoteDefs.isEmpty {
+                var j = i + 2
+                while j < n && lit[j] != UInt8(ascii: "]") && !lit[j].isWhitespace { j += 1 }
+                if j < n && lit[j] == UInt8(ascii: "]") && j > i + 2 {
+                    let label = String(decoding: lit[(i + 2)..<j], as: UTF8.self)
+                    if footnoteDefs[label] != nil {
+                        flush(i)
+                        pieces.append(footnoteReference(label))
+                        i = j + 1
+                        plainStart = i
+                        continue
+                    }
+                }
+            }
+            if linksAllowed, b == UInt8(ascii: "h") || b == UInt8(ascii: "w") || b == UInt8(ascii: "H") || b == UInt8(ascii: "W"),
+               i == 0 || !(lit[i - 1].isASCIIAlnum || lit[i - 1] == UInt8(ascii: "/") || lit[i - 1] == UInt8(ascii: ".")
+                            || lit[i - 1] == UInt8(ascii: "@") || lit[i - 1] == UInt8(ascii: "-")),
+               let end = autolinkEnd(lit, i) {
+                flush(i)
+                let text = Array(lit[i..<end])
+                var url = text
+                if text.first?.lowerASCII == UInt8(ascii: "w") { url = Array("http://".utf8) + text }
+                let link = cmark_node_new(CMARK_NODE_LINK)!
+                withCBytes(url) { _ = cmark_node_set_url(link, $0) }
+                append(link, makeText(text))
+                lineOverride[link] = line
+                pieces.append(link)
+                i = end
+                plainStart = i
+                continue
+            }
+            i += 1
+        }
+        guard !pieces.isEmpty else { return delimiters }
+        flush(n)
+        for piece in pieces {
+            cmark_node_insert_before(node, piece)
+            if kind(piece) == CMARK_NODE_TEXT { lineOverride[piece] = line }
+        }
+        cmark_node_free(node)
+        return delimiters
+    }
+
+    private func hasPrefixCI(_ lit: UnsafeBufferPointer<UInt8>, _ at: Int, _ prefix: String) -> Bool {
+        var k = at
+        for p in prefix.utf8 {
+            guard k < lit.count, lit[k].lowerASCII == p else { return false }
+            k += 1
+        }
+        return true
+    }
+
+    /// End of a bare URL starting at `start`, GFM-style trailing punctuation trimmed; nil if none.
+    private func autolinkEnd(_ lit: UnsafeBufferPointer<UInt8>, _ start: Int) -> Int? {
+        var hostStart: Int
+        if hasPrefixCI(lit, start, "https://") { hostStart = start + 8 }
+        else if hasPrefixCI(lit, start, "http://") { hostStart = start + 7 }
+        else if hasPrefixCI(lit, start, "www.") { hostStart = start + 4 }
+        else { return nil }
+        guard hostStart < lit.count, lit[hostStart].isASCIIAlnum else { return nil }
+        var end = hostStart
+        while end < lit.count {
+            let b = lit[end]
+            if b <= 0x20 || b >= 0x7F || b == UInt8(ascii: "<") || b == UInt8(ascii: ">") || b == UInt8(ascii: "\"") { break }
+            end += 1
+        }
+        while end > hostStart {
+            let last = lit[end - 1]
+            switch last {
+            case UInt8(ascii: "?"), UInt8(ascii: "!"), UInt8(ascii: "."), UInt8(ascii: ","), UInt8(ascii: ":"),
+                 UInt8(ascii: "*"), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "'"), UInt8(ascii: ";"):
+                end -= 1
+                continue
+            case UInt8(ascii: ")"):
+                var open = 0, close = 0
+                for k in start..<end { if lit[k] == UInt8(ascii: "(") { open += 1 } else if lit[k] == UInt8(ascii: ")") { close += 1 } }
+                if close > open { end -= 1; continue }
+            default: break
+            }
+            break
+        }
+        if lit[start].lowerASCII == UInt8(ascii: "w") && !lit[hostStart..<end].contains(UInt8(ascii: ".")) { return nil }
+        return end > hostStart ? end : nil
+    }
+
+    private func footnoteReference(_ label: String) -> Node {
+        let number: Int
+        if let index = footnoteOrder.firstIndex(of: label) { number = index + 1 } else {
+            footnoteOrder.append(label)
+            number = footnoteOrder.count
+        }
+        let count = (footnoteRefs[label] ?? 0) + 1
+        footnoteRefs[label] = count
+        let id = count == 1 ? "fnref-\(number)" : "fnref-\(number)-\(count)"
+        return makeCustom(block: false, enter: "<sup id=\"\(id)\"><a href=\"#fn-\(number)\" class=\"footnote-ref\">\(number)</a></sup>", exit: "")
+    }
+
+    private struct Delimiter {
+        var node: Node
+        var offset: Int
+        var char: UInt8
+        var canOpen: Bool
+        var canClose: Bool
+        var wide: Bool
+    }
+
+    /// Pairs `~~x~~` (strikethrough) and the `**`/`__` runs cmark left as text next to CJK text.
+    private func pairDelimiters(_ container: Node) {
+        var delimiters: [Delimiter] = []
+        var child = cmark_node_first_child(container)
+        while let c = child {
+            defer { child = cmark_node_next(c) }
+            guard kind(c) == CMARK_NODE_TEXT else { continue }
+            let lit = literalBytes(c)
+            var i = 0
+            while i < lit.count {
+                let b = lit[i]
+                guard b == UInt8(ascii: "~") || b == UInt8(ascii: "*") || b == UInt8(ascii: "_") else { i += 1; continue }
+                var j = i
+                while j < lit.count && lit[j] == b { j += 1 }
+                defer { i = j }
+                guard j - i == 2 else { continue }
+                // neighbours: 0 = whitespace / edge, 1 = other node, else the byte
+                let prev: Int = i > 0 ? Int(lit[i - 1]) : neighbour(cmark_node_previous(c))
+                let next: Int = j < lit.count ? Int(lit[j]) : neighbour(cmark_node_next(c))
+                let prevSpace = prev == 0 || (prev < 128 && UInt8(prev).isWhitespace)
+                let nextSpace = next == 0 || (next < 128 && UInt8(next).isWhitespace)
+                var canOpen = !nextSpace
+                var canClose = !prevSpace
+                if b == UInt8(ascii: "_") {
+                    if prev > 1 && prev < 128 && UInt8(prev).isASCIIAlnum { canOpen = false }
+                    if next > 1 && next < 128 && UInt8(next).isASCIIAlnum { canClose = false }
+                }
+                delimiters.append(Delimiter(node: c, offset: i, char: b, canOpen: canOpen, canClose: canClose,
+                                            wide: prev >= 128 || next >= 128))
+            }
+        }
+        guard delimiters.count >= 2 else { return }
+        var stack: [Int] = []
+        var pairs: [(Int, Int)] = []
+        for (k, d) in delimiters.enumerated() {
+            if d.canClose, let s = stack.lastIndex(where: { o in
+                delimiters[o].char == d.char && (d.char == UInt8(ascii: "~") || delimiters[o].wide || d.wide)
+            }) {
+                pairs.append((stack[s], k))
+                stack.removeSubrange(s...)
+                continue
+            }
+            if d.canOpen { stack.append(k) }
+        }
+        guard !pairs.isEmpty else { return }
+        // Split the text nodes so that every paired delimiter is its own node.
+        var used = Set<Int>()
+        for (a, b) in pairs { used.insert(a); used.insert(b) }
+        var delimiterNodes: [Int: Node] = [:]
+        var k = 0
+        while k < delimiters.count {
+            let node = delimiters[k].node
+            var group: [Int] = []
+            while k < delimiters.count && delimiters[k].node == node { if used.contains(k) { group.append(k) }; k += 1 }
+            guard !group.isEmpty else { continue }
+            let lit = literalArray(node)
+            let line = lineOverride[node] ?? cmark_node_get_start_line(node)
+            var pos = 0
+            for index in group {
+                let off = delimiters[index].offset
+                if off > pos { let t = makeText(Array(lit[pos..<off])); lineOverride[t] = line; cmark_node_insert_before(node, t) }
+                let d = makeText(Array(lit[off..<(off + 2)]))
+                cmark_node_insert_before(node, d)
+                delimiterNodes[index] = d
+                pos = off + 2
+            }
+            if pos < lit.count { let t = makeText(Array(lit[pos...])); lineOverride[t] = line; cmark_node_insert_before(node, t) }
+            cmark_node_free(node)
+        }
+        for (a, b) in pairs {
+            guard let open = delimiterNodes[a], let close = delimiterNodes[b] else { continue }
+            let strike = delimiters[a].char == UInt8(ascii: "~")
+            let wrapper = makeCustom(block: false, enter: strike ? "<del>" : "<strong>", exit: strike ? "</del>" : "</strong>")
+            cmark_node_insert_before(open, wrapper)
+            moveSiblings(after: open, before: close, to: wrapper)
+            cmark_node_free(open)
+            cmark_node_free(close)
+        }
+    }
+
+    private func neighbour(_ node: Node?) -> Int {
+        guard let node else { return 0 }
+        switch kind(node) {
+        case CMARK_NODE_SOFTBREAK, CMARK_NODE_LINEBREAK: return 0
+        case CMARK_NODE_TEXT:
+            let lit = literalBytes(node)
+            return lit.isEmpty ? 1 : Int(lit[lit.count - 1])
+        default: return 1
+        }
+    }
+
+    // MARK: - headings, code blocks, raw HTML
+
+    private func blockPass(_ doc: Node) {
+        var headingNodes: [Node] = []
+        var codeBlocks: [Node] = []
+        var htmlNodes: [Node] = []
+        let qiita = options.qiitaExtensions
+        walk(doc) { node, entering in
+            guard entering else { return }
+            switch kind(node) {
+            case CMARK_NODE_HEADING: headingNodes.append(node)
+            case CMARK_NODE_CODE_BLOCK: codeBlocks.append(node)
+            case CMARK_NODE_HTML_BLOCK, CMARK_NODE_HTML_INLINE: htmlNodes.append(node)
+            default: break
+            }
+        }
+        for heading in headingNodes {
+            var text: [UInt8] = []
+            walk(heading) { node, entering in
+                if entering, kind(node) == CMARK_NODE_TEXT || kind(node) == CMARK_NODE_CODE { text.append(contentsOf: literalBytes(node)) }
+            }
+            let title = String(decoding: text, as: UTF8.self)
+            let id = uniqueSlug(HeadingID.make(title))
+            let level = Int(cmark_node_get_heading_level(heading))
+            headings.append(Heading(level: level, text: title, id: id))
+            guard qiita else { continue }
+            let escaped = escapeHTML(id)
+            let wrapper = makeCustom(block: true, enter: "", exit: "")
+            let inner = makeCustom(block: false,
+                                   enter: "<h\(level) id=\"\(escaped)\"><a class=\"anchor\" href=\"#\(escaped)\" aria-hidden=\"true\">#</a>",
+                                   exit: "</h\(level)>")
+            append(wrapper, inner)
+            moveChildren(from: heading, to: inner)
+            replace(heading, with: wrapper)
+        }
+        for block in codeBlocks {
+            var literal = literalBytes(block)
+            var restored: [UInt8]?
+            if qiita, let r = restoreMarkers(literal) { restored = r }
+            let info = Array(UnsafeBufferPointer(start: cmark_node_get_fence_info(block).map { UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self) },
+                                                 count: cmark_node_get_fence_info(block).map { strlen($0) } ?? 0))
+            func render(_ code: UnsafeBufferPointer<UInt8>) {
+                codeText.append(contentsOf: code)
+                if codeText.last != 0x0A { codeText.append(0x0A) }
+                if let html = CodeBlockRenderer.render(info: info, code: code, qiita: qiita, highlight: options.highlightCode) {
+                    replace(block, with: makeCustom(block: true, enter: html, exit: []))
+                } else if let r = restored {
+                    setLiteral(block, r)
+                }
+            }
+            if let r = restored {
+                r.withUnsafeBufferPointer { render($0) }
+            } else {
+                render(literal)
+            }
+            literal = UnsafeBufferPointer(start: nil, count: 0)
+        }
+        for node in htmlNodes {
+            let isBlock = kind(node) == CMARK_NODE_HTML_BLOCK
+            var bytes: [UInt8]
+            if qiita, let r = restoreMarkers(literalBytes(node)) { bytes = r } else { bytes = literalArray(node) }
+            if options.unsafeHTML {
+                if qiita && bytes.count != literalBytes(node).count { setLiteral(node, bytes) }
+                continue
+            }
+            let clean = bytes.withUnsafeBufferPointer { HTMLSanitizer.sanitize($0) }
+            replace(node, with: makeCustom(block: isBlock, enter: clean, exit: []))
+        }
+    }
+
+    private func uniqueSlug(_ base: String) -> String {
+        let root = base.isEmpty ? "section" : base
+        var candidate = root
+        var n = usedSlugs[root] ?? 0
+        while usedSlugs[candidate] != nil {
+            n += 1
+            candidate = "\(root)-\(n)"
+        }
+        usedSlugs[root] = n
+        usedSlugs[candidate] = usedSlugs[candidate] ?? 0
+        return candidate
+    }
+
+    // MARK: - collect text and links; final link/image rendering
+
+    private func collect(_ doc: Node) {
+        var inImage = 0
+        var linkNodes: [Node] = []
+        var imageNodes: [Node] = []
+        walk(doc) { node, entering in
+            switch kind(node) {
+            case CMARK_NODE_TEXT:
+                if inImage == 0 { plainText.append(contentsOf: literalBytes(node)) }
+            case CMARK_NODE_CODE:
+                let lit = literalBytes(node)
+                if inImage == 0 { plainText.append(contentsOf: lit) }
+                codeText.append(contentsOf: lit)
+                codeText.append(0x0A)
+            case CMARK_NODE_SOFTBREAK, CMARK_NODE_LINEBREAK:
+                if inImage == 0 { plainText.append(0x0A) }
+            case CMARK_NODE_LINK, CMARK_NODE_IMAGE:
+                let image = kind(node) == CMARK_NODE_IMAGE
+                if entering {
+                    let line = lineOverride[node] ?? cmark_node_get_start_line(node)
+                    links.append(MarkdownLink(destination: stringOf(cmark_node_get_url(node)), line: Int(line)))
+                    // nodes inside an image's alt text vanish with the image: never convert them
+                    if inImage == 0 { if image { imageNodes.append(node) } else { linkNodes.append(node) } }
+                    if image { inImage += 1 }
+                } else if image {
+                    inImage -= 1
+                }
+            case CMARK_NODE_PARAGRAPH, CMARK_NODE_HEADING, CMARK_NODE_ITEM, CMARK_NODE_BLOCK_QUOTE, CMARK_NODE_CUSTOM_BLOCK:
+                if !entering && !plainText.isEmpty && plainText.last != 0x0A { plainText.append(0x0A) }
+            case CMARK_NODE_CUSTOM_INLINE:
+                if !entering && cells.contains(node) && plainText.last != 0x20 && plainText.last != 0x0A { plainText.append(0x20) }
+            default: break
+            }
+        }
+        guard options.qiitaExtensions else { return }
+        for link in linkNodes {
+            let url = stringOf(cmark_node_get_url(link))
+            let lower = url.prefix(8).lowercased()
+            guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { continue }
+            var html = Array("<a href=\"".utf8)
+            appendEscapedHref(&html, url.utf8)
+            html.append(UInt8(ascii: "\""))
+            let title = stringOf(cmark_node_get_title(link))
+            if !title.isEmpty {
+                html.append(contentsOf: Array(" title=\"".utf8))
+                appendEscaped(&html, title.utf8)
+                html.append(UInt8(ascii: "\""))
+            }
+            html.append(contentsOf: Array(" rel=\"noopener\">".utf8))
+            let custom = makeCustom(block: false, enter: html, exit: Array("</a>".utf8))
+            cmark_node_insert_before(link, custom)
+            moveChildren(from: link, to: custom)
+            cmark_node_free(link)
+        }
+        for image in imageNodes {
+            let url = stringOf(cmark_node_get_url(image))
+            var html = Array("<img src=\"".utf8)
+            if options.unsafeHTML || !isDangerousURL(url.utf8) { appendEscapedHref(&html, url.utf8) }
+            html.append(contentsOf: Array("\" alt=\"".utf8))
+            var alt: [UInt8] = []
+            walk(image) { node, entering in
+                guard entering else { return }
+                switch kind(node) {
+                case CMARK_NODE_TEXT, CMARK_NODE_CODE: alt.append(contentsOf: literalBytes(node))
+                case CMARK_NODE_SOFTBREAK, CMARK_NODE_LINEBREAK: alt.append(0x20)
+                default: break
+                }
+            }
+            appendEscaped(&html, alt)
+            html.append(UInt8(ascii: "\""))
+            let title = stringOf(cmark_node_get_title(image))
+            if !title.isEmpty {
+                html.append(contentsOf: Array(" title=\"".utf8))
+                appendEscaped(&html, title.utf8)
+                html.append(UInt8(ascii: "\""))
+            }
+            html.append(contentsOf: Array(" loading=\"lazy\" />".utf8))
+            replace(image, with: makeCustom(block: false, enter: html, exit: []))
+        }
+    }
+}

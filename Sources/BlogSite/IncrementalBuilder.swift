@@ -1,0 +1,325 @@
+import BlogCore
+import BlogContent
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Builds a site and keeps what it computed, so the next build after a change does only the work
+/// the change needs: a changed post is re-read and re-rendered, and of the other pages only those
+/// whose inputs changed (its neighbours, the list pages that show it, its tags, its archives, the
+/// feeds it is in). A change to blog.yml, a theme or layouts/ rebuilds everything.
+///
+/// `blog build` runs it once; `blog serve` keeps one for the whole session.
+public final class IncrementalBuilder: @unchecked Sendable {
+    public let options: BuildOptions
+
+    /// Identity of a file's contents on disk.
+    struct FileStamp: Equatable {
+        var size: Int64
+        var mtime: Int64
+        var mtimeNanos: Int
+        var inode: UInt64
+    }
+
+    struct CachedFile {
+        var stamp: FileStamp
+        var file: ContentLoader.LoadedFile
+        /// Changes every time the file is (re)loaded.
+        var version: Int
+    }
+
+    struct CachedOutput {
+        var fingerprint: Int
+        var files: [OutputFile]
+    }
+
+    private var config: SiteConfig?
+    private var theme: Theme?
+    private var contentCache: [String: CachedFile] = [:]
+    private var outputCache: [String: CachedOutput] = [:]
+    private var staticCache: [OutputFile]?
+    private var nextVersion = 1
+    private var epoch = 0
+
+    public init(options: BuildOptions) {
+        self.options = options
+    }
+
+    /// The result of one build.
+    public struct Result: Sendable {
+        public var site: BuiltSite
+        /// Every output file by path.
+        public var files: [String: [UInt8]] {
+            var map: [String: [UInt8]] = [:]
+            map.reserveCapacity(site.files.count)
+            for file in site.files { map[file.path] = file.bytes }
+            return map
+        }
+        /// Warnings of the files read in this build (a file that did not change is not reported again).
+        public var warnings: [Diagnostic]
+        /// How many pages were rendered (the rest were reused).
+        public var renderedPages: Int
+    }
+
+    /// Builds, reusing what is still valid. `changed` holds absolute paths that changed since the last
+    /// call (empty: check every file's stamp). Throws the build's errors; the cache keeps the last good state.
+    public func rebuild(changed: Set<String> = [], console: Console? = nil) throws -> Result {
+        var timings: [(String, Double)] = []
+        var clock = Date()
+        func lap(_ phase: String) {
+            let now = Date()
+            timings.append((phase, now.timeIntervalSince(clock)))
+            clock = now
+        }
+        let root = options.siteDirectory.standardizedFileURL.path
+        func touches(_ prefix: String) -> Bool {
+            changed.contains { $0 == root + "/" + prefix || $0.hasPrefix(root + "/" + prefix + "/") }
+        }
+        let configChanged = config == nil || touches("blog.yml") || touches("themes") || touches("layouts")
+        // A rescan (the watcher lost track) shows up as the site folder itself.
+        let everything = changed.contains(root)
+
+        if configChanged || everything {
+            var loaded = try SiteConfig.load(siteDirectory: options.siteDirectory, console: console)
+            if let override = options.baseURL {
+                guard let normalized = SiteConfig.normalizeBaseURL(override) else {
+                    throw Diagnostic.error("--base-url must be an absolute http(s) URL such as https://example.com/, not '\(override)'")
+                }
+                loaded.baseURL = normalized
+            }
+            let newTheme = try Theme.load(siteDirectory: options.siteDirectory, config: loaded, hashAssetNames: options.hashAssetNames)
+            if config == nil || config!.markdownHardBreaks != loaded.markdownHardBreaks || config!.markdownUnsafe != loaded.markdownUnsafe || config!.timezone != loaded.timezone {
+                contentCache = [:]
+            }
+            config = loaded
+            theme = newTheme
+            outputCache = [:]
+            epoch += 1
+        }
+        guard let config, let theme else { throw Diagnostic.error("internal: no configuration") }
+        lap(configChanged ? "theme" : "config")
+
+        // Content: re-read only files whose stamp changed.
+        let loader = ContentLoader(siteDirectory: options.siteDirectory, config: config)
+        let paths = loader.markdownFiles()
+        var stamps = [FileStamp?](repeating: nil, count: paths.count)
+        stamps.withUnsafeMutableBufferPointer { buffer in
+            let out = buffer
+            DispatchQueue.concurrentPerform(iterations: paths.count) { index in
+                out[index] = IncrementalBuilder.stamp(root + "/" + paths[index])
+            }
+        }
+        var stale: [String] = []
+        for (index, path) in paths.enumerated() {
+            if let cached = contentCache[path], let stamp = stamps[index], cached.stamp == stamp { continue }
+            stale.append(path)
+        }
+        let reloaded = loader.loadFiles(stale)
+        var newCache: [String: CachedFile] = [:]
+        newCache.reserveCapacity(paths.count)
+        var staleIndex = 0
+        for (index, path) in paths.enumerated() {
+            if staleIndex < stale.count && stale[staleIndex] == path {
+                newCache[path] = CachedFile(stamp: stamps[index] ?? FileStamp(size: -1, mtime: 0, mtimeNanos: 0, inode: 0),
+                                            file: reloaded[staleIndex], version: nextVersion)
+                nextVersion += 1
+                staleIndex += 1
+            } else {
+                newCache[path] = contentCache[path]
+            }
+        }
+        // Errors are reported before the cache changes, so a fix is noticed even if the stamp repeats.
+        let files = paths.map { newCache[$0]!.file }
+        let content: ContentSet
+        do {
+            content = try loader.collect(files)
+        } catch {
+            // Keep good files cached; drop the broken ones so they are re-read next time.
+            contentCache = newCache.filter { !$0.value.file.diagnostics.contains { $0.severity == .error } }
+            throw error
+        }
+        contentCache = newCache
+        lap("content")
+
+        let model = try SiteModel.assemble(content, config: config,
+                                           options: SiteModel.Options(includeDrafts: options.includeDrafts, includeFuture: options.includeFuture, now: options.now))
+        lap("assemble")
+
+        let renderer = PageRenderer(model: model, theme: theme)
+        let postVersions = model.posts.map { contentCache[$0.sourcePath]?.version ?? 0 }
+        let pageVersions = model.pages.map { contentCache[$0.sourcePath]?.version ?? 0 }
+        let keys = Fingerprints(model: model, postVersions: postVersions, pageVersions: pageVersions, epoch: epoch)
+        let jobs = renderer.jobs
+        var jobKeys: [(key: String, fingerprint: Int)] = jobs.map { keys.key(for: $0) }
+        var dirty: [Int] = []
+        for (index, entry) in jobKeys.enumerated() where outputCache[entry.key]?.fingerprint != entry.fingerprint {
+            dirty.append(index)
+        }
+        let rendered = try renderer.render(dirty.map { jobs[$0] })
+        var newOutputs: [String: CachedOutput] = [:]
+        newOutputs.reserveCapacity(jobKeys.count + model.tags.count + 1)
+        for (n, index) in dirty.enumerated() {
+            newOutputs[jobKeys[index].key] = CachedOutput(fingerprint: jobKeys[index].fingerprint, files: [rendered[n]])
+        }
+        var outputs: [OutputFile] = []
+        outputs.reserveCapacity(jobs.count + model.tags.count * 2 + 64)
+        for entry in jobKeys {
+            let cached = newOutputs[entry.key] ?? outputCache[entry.key]!
+            newOutputs[entry.key] = cached
+            outputs += cached.files
+        }
+        jobKeys = []
+        lap("render")
+
+        // Feeds: each is rebuilt only when an entry in it changed.
+        let urls = renderer.urls
+        let feeds = FeedWriter(model: model, urls: urls)
+        var feedRequests: [FeedWriter.Request] = []
+        var feedKeys: [String: Int] = [:]
+        feedKeys["feed:"] = keys.feedKey(indices: Array(model.posts.indices.prefix(config.feedLimit)), name: "", slug: "")
+        for tag in model.tags {
+            feedKeys["feed:" + tag.key] = keys.feedKey(indices: Array(tag.postIndices.prefix(config.feedLimit)), name: tag.name, slug: tag.slug)
+        }
+        if outputCache["feed:"]?.fingerprint != feedKeys["feed:"] { feedRequests.append(.init(key: "feed:", tag: nil)) }
+        for tag in model.tags where outputCache["feed:" + tag.key]?.fingerprint != feedKeys["feed:" + tag.key] {
+            feedRequests.append(.init(key: "feed:" + tag.key, tag: tag))
+        }
+        for (request, file) in zip(feedRequests, feeds.feeds(feedRequests)) {
+            newOutputs[request.key] = CachedOutput(fingerprint: feedKeys[request.key]!, files: [file])
+        }
+        for key in ["feed:"] + model.tags.map({ "feed:" + $0.key }) {
+            let entry = newOutputs[key] ?? outputCache[key]!
+            newOutputs[key] = entry
+            outputs += entry.files
+        }
+        outputCache = newOutputs
+        let indexes = IndexWriter(model: model, urls: urls)
+        outputs.append(indexes.tagsJSON())
+        outputs.append(indexes.postsJSON())
+        outputs += indexes.searchIndex()
+        outputs += feeds.sitemap(pagePaths: SiteBuilder.sitemapPaths(model: model, urls: urls))
+        outputs.append(feeds.robots())
+        outputs.append(OutputFile(path: ".nojekyll", bytes: []))
+        outputs += theme.assets.map { OutputFile(path: $0.path, bytes: $0.bytes) }
+        lap("indexes")
+
+        if staticCache == nil || touches("static") || everything {
+            staticCache = try SiteBuilder.staticFiles(options.siteDirectory)
+        }
+        let generated = Set(outputs.map(\.path))
+        let clashes = staticCache!.filter { generated.contains($0.path) }
+        if !clashes.isEmpty {
+            throw DiagnosticList(clashes.map { .error("static/\($0.path) has the same path as a generated file; rename it", at: SourceLocation(file: "static/\($0.path)")) })
+        }
+        outputs += staticCache!
+        outputs.sort { $0.path < $1.path }
+        lap("static")
+        let site = BuiltSite(files: outputs, model: model, warnings: content.warnings, timings: timings)
+        return Result(site: site, warnings: reloaded.flatMap(\.diagnostics), renderedPages: dirty.count)
+    }
+
+    static func stamp(_ path: String) -> FileStamp? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return FileStamp(size: Int64(info.st_size), mtime: Int64(info.st_mtim.tv_sec), mtimeNanos: Int(info.st_mtim.tv_nsec), inode: UInt64(info.st_ino))
+    }
+}
+
+/// What each page's output depends on, as a key (which page) and a fingerprint (of its inputs).
+struct Fingerprints {
+    let model: SiteModel
+    let postVersions: [Int]
+    let pageVersions: [Int]
+    let epoch: Int
+
+    func hashPosts(_ hasher: inout Hasher, _ indices: some Sequence<Int>) {
+        for index in indices {
+            hasher.combine(index)
+            hasher.combine(postVersions[index])
+            for tag in model.postTags[index] { hasher.combine(model.tags[tag].postIndices.count) }
+        }
+    }
+
+    func archiveStructure(_ hasher: inout Hasher) {
+        for year in model.years {
+            hasher.combine(year.year)
+            hasher.combine(year.postIndices.count)
+            for month in model.months[year.year] ?? [] {
+                hasher.combine(month.month)
+                hasher.combine(month.postIndices.count)
+            }
+        }
+    }
+
+    func key(for job: PageJob) -> (key: String, fingerprint: Int) {
+        var hasher = Hasher()
+        hasher.combine(epoch)
+        // Site-wide values every page shows (the copyright year is the newest post's).
+        hasher.combine(model.posts.first?.date.civil.year ?? 0)
+        let perPage = model.config.postsPerPage
+        func slice(_ indices: [Int], _ page: Int) -> ArraySlice<Int> {
+            let start = (page - 1) * perPage
+            return start < indices.count ? indices[start..<min(indices.count, start + perPage)] : []
+        }
+        let key: String
+        switch job {
+        case .home(let page):
+            key = "home:\(page)"
+            hasher.combine(model.posts.count)
+            hashPosts(&hasher, slice(Array(model.posts.indices), page))
+        case .post(let index):
+            key = "post:" + model.posts[index].sourcePath
+            hashPosts(&hasher, [index])
+            hasher.combine(model.posts[index].slug)
+            if index > 0 { hashPosts(&hasher, [index - 1]) } else { hasher.combine(-1) }
+            if index + 1 < model.posts.count { hashPosts(&hasher, [index + 1]) } else { hasher.combine(-2) }
+            hashPosts(&hasher, model.related[index])
+        case .page(let index):
+            key = "page:" + model.pages[index].sourcePath
+            hasher.combine(pageVersions[index])
+        case .tags:
+            key = "tags"
+            for tag in model.tags {
+                hasher.combine(tag.name)
+                hasher.combine(tag.slug)
+                hasher.combine(tag.postIndices.count)
+            }
+        case .tag(let tagIndex, let page):
+            let tag = model.tags[tagIndex]
+            key = "tag:\(tag.key):\(page)"
+            hasher.combine(tag.name)
+            hasher.combine(tag.slug)
+            hasher.combine(tag.postIndices.count)
+            hashPosts(&hasher, slice(tag.postIndices, page))
+        case .archiveAll:
+            key = "archive"
+            archiveStructure(&hasher)
+        case .archiveYear(let index):
+            let year = model.years[index]
+            key = "archive:\(year.year)"
+            archiveStructure(&hasher)
+            hashPosts(&hasher, year.postIndices)
+        case .archiveMonth(let year, let monthIndex):
+            let month = model.months[year]![monthIndex]
+            key = "archive:\(year):\(month.month)"
+            archiveStructure(&hasher)
+            hashPosts(&hasher, month.postIndices)
+        case .search:
+            key = "search"
+        case .notFound:
+            key = "404"
+        }
+        hasher.combine(key)
+        return (key, hasher.finalize())
+    }
+
+    func feedKey(indices: [Int], name: String, slug: String) -> Int {
+        var hasher = Hasher()
+        hasher.combine(epoch)
+        hasher.combine(name)
+        hasher.combine(slug)
+        hashPosts(&hasher, indices)
+        return hasher.finalize()
+    }
+}

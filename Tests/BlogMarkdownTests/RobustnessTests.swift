@@ -1,0 +1,77 @@
+import XCTest
+import BlogMarkdown
+
+final class RobustnessTests: XCTestCase {
+    let renderers = [MarkdownRenderer(), MarkdownRenderer(options: MarkdownOptions(unsafeHTML: true)),
+                     MarkdownRenderer(options: MarkdownOptions(hardBreaks: false, qiitaExtensions: false))]
+
+    func check(_ markdown: String, file: StaticString = #filePath, line: UInt = #line) {
+        for renderer in renderers {
+            let r = renderer.render(markdown)
+            // Swift Strings are valid UTF-8; make sure re-decoding is lossless (no replacement added).
+            XCTAssertEqual(String(decoding: Array(r.html.utf8), as: UTF8.self), r.html, file: file, line: line)
+            XCTAssertEqual(String(decoding: Array(r.plainText.utf8), as: UTF8.self), r.plainText, file: file, line: line)
+        }
+    }
+
+    func testMalformedConstructs() {
+        let inputs = [
+            "```swift\nunclosed fence", "~~~\n", ":::note\n:::note warn\n:::", ":::\n:::", "$", "$$", "$ $", "$a", "`$a$`", "[^", "[^]: x", "[^1]:",
+            "[^1]\n\n[^1]: [^1]", "| a |\n|", "|\n|-|", "| a | b |\n|---|---|\n|", "~~", "**「", "**」**a**「**",
+            "<details>", "</details>", "<a href=\"", "<!--", "<img", "\u{E000}\u{E001}\u{E002}", "<!--\u{E000}note info-->",
+            "- [ ]", "- [x]\n  - [ ] nested", "#", "# \n#", "http://", "https://a", "www.", "www.a", "[x](", "![", "\\", "\r\n\r\n", "\t|\t|\n\t|-|",
+        ]
+        for input in inputs { check(input) }
+    }
+
+    func testDeepNesting() {
+        check(String(repeating: ">", count: 10_000) + " x")
+        check(String(repeating: "[", count: 10_000) + "x" + String(repeating: "]", count: 10_000))
+        check(String(repeating: "*", count: 10_000) + "x")
+        check(String(repeating: "- ", count: 2_000) + "x")
+        check(String(repeating: ":::note\n", count: 2_000) + String(repeating: ":::\n", count: 2_000))
+        check(String(repeating: "~~", count: 5_000) + "x")
+        check(String(repeating: "$a$", count: 5_000))
+    }
+
+    func testHugeTable() {
+        var md = "| a | b | c |\n|---|:-:|--:|\n"
+        for i in 0..<5_000 { md += "| \(i) | **b\(i)** | `c|` \\| https://x.example/\(i) |\n" }
+        let start = Date()
+        let r = MarkdownRenderer().render(md)
+        XCTAssertEqual(r.html.components(separatedBy: "<tr>").count - 1, 5_001)
+        XCTAssertLessThan(Date().timeIntervalSince(start), 10)
+    }
+
+    func testInvalidUTF8() {
+        let bytes: [[UInt8]] = [[0xFF, 0xFE, 0x41], [0xE3, 0x81], [0xC0, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80],
+                                [0x2A, 0x2A, 0xE3, 0x80, 0x2A, 0x2A], [0x60, 0x60, 0x60, 0xEE, 0x80, 0x0A, 0xEE]]
+        for b in bytes { check(String(decoding: b, as: UTF8.self)) }
+    }
+
+    func testRandomInput() {
+        var generator = SplitMix(seed: 0x5EED)
+        let pieces = ["*", "**", "_", "~~", "`", "```", "\n", "\n\n", " ", "|", "|---|", "[", "]", "(", ")", "[^1]", "[^1]: ", "$", "<", ">",
+                      "<b>", "</b>", "<details>", ":::note", ":::", "- ", "- [ ] ", "# ", "> ", "http://x.y", "www.a.b", "日本語", "「", "」",
+                      "\\", "&amp;", "!", "\t", "1. ", "```swift\n", "```math\n", "    ", "\u{E001}", "\r"]
+        let start = Date()
+        for _ in 0..<1_500 {
+            var md = ""
+            for _ in 0..<Int(generator.next() % 60) { md += pieces[Int(generator.next() % UInt64(pieces.count))] }
+            check(md)
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(start), 30)
+    }
+}
+
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E3779B97F4A7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
+        z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
+        return z ^ (z >> 31)
+    }
+}

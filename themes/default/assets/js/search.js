@@ -1,0 +1,804 @@
+/*
+ * Site search for blog: plain JavaScript, no dependencies.
+ *
+ * Reads the static index written by BlogSearch (format: docs/search-index.md) from the URL in the
+ * `data-index` attribute of the search root element, tokenizes queries exactly like the index
+ * (SearchTokenizer in Swift), ranks with BM25F plus a phrase bonus, and renders results with DOM
+ * APIs only (indexed text never goes through innerHTML).
+ *
+ * Test hook: window.blogSearch = { tokenize, queryTerms, normalizeTag, search, stats, reset }.
+ */
+(function () {
+  'use strict';
+
+  // ---------------------------------------------------------------------------------------------
+  // Tokenizer (must match Sources/BlogSearch/SearchTokenizer.swift)
+
+  var MAX_WORD_LENGTH = 64;
+  var MAX_PARTS_FOR_SPANS = 8;
+  var MAX_SPAN_PARTS = 3;
+
+  function isCJK(v) {
+    if (v < 0x1100) return false;
+    if (v >= 0x4e00 && v <= 0x9fff) return true;
+    if (v >= 0x3041 && v <= 0x309f) return true;
+    if (v >= 0x30a1 && v <= 0x30ff) return v !== 0x30fb;
+    if (v >= 0x3005 && v <= 0x3007) return true;
+    if (v >= 0x31f0 && v <= 0x31ff) return true;
+    if (v >= 0x3400 && v <= 0x4dbf) return true;
+    if (v >= 0xf900 && v <= 0xfaff) return true;
+    if (v >= 0x20000 && v <= 0x3134f) return true;
+    if (v >= 0xac00 && v <= 0xd7a3) return true;
+    if (v <= 0x11ff) return true;
+    if (v >= 0x3131 && v <= 0x318e) return true;
+    if (v >= 0xa960 && v <= 0xa97f) return true;
+    return v >= 0xd7b0 && v <= 0xd7ff;
+  }
+
+  function isWordLetter(v) {
+    if (v >= 0xc0 && v <= 0x24f) return v !== 0xd7 && v !== 0xf7;
+    if (v >= 0x370 && v <= 0x3ff) return v !== 0x37e && v !== 0x387 && v !== 0x375;
+    if (v >= 0x400 && v <= 0x4ff) return true;
+    return v >= 0x1e00 && v <= 0x1eff;
+  }
+
+  function isASCIIWord(v) {
+    return (v >= 0x61 && v <= 0x7a) || (v >= 0x41 && v <= 0x5a) || (v >= 0x30 && v <= 0x39) || v === 0x5f;
+  }
+
+  function lower(s) {
+    return s.toLowerCase().replace(/\u03c2/g, '\u03c3');
+  }
+
+  function isUpper(c) { return c.toLowerCase() !== c; }
+  function isLower(c) { return c.toUpperCase() !== c; }
+  function isDigit(c) { return c >= '0' && c <= '9'; }
+
+  function normalize(text) {
+    return String(text).normalize('NFKC');
+  }
+
+  /** Splits normalized text into runs: {kind: 'cjk'|'word', chars: [code point strings]}. */
+  function runs(normalized) {
+    var out = [];
+    var kind = 0;
+    var chars = [];
+    for (var ch of normalized) {
+      var v = ch.codePointAt(0);
+      var k = v < 0x80 ? (isASCIIWord(v) ? 2 : 0) : (isCJK(v) ? 1 : (isWordLetter(v) ? 2 : 0));
+      if (k !== kind) {
+        if (kind) out.push({ kind: kind === 1 ? 'cjk' : 'word', chars: chars });
+        chars = [];
+        kind = k;
+      }
+      if (k) chars.push(ch);
+    }
+    if (kind) out.push({ kind: kind === 1 ? 'cjk' : 'word', chars: chars });
+    return out;
+  }
+
+  function splitParts(chars) {
+    var parts = [];
+    var start = -1;
+    for (var i = 0; i < chars.length; i++) {
+      var c = chars[i];
+      if (c === '_') {
+        if (start >= 0) { parts.push(chars.slice(start, i)); start = -1; }
+        continue;
+      }
+      if (start >= 0) {
+        var prev = chars[i - 1];
+        if (isUpper(c) && (isLower(prev) || isDigit(prev) ||
+            (isUpper(prev) && i + 1 < chars.length && isLower(chars[i + 1])))) {
+          parts.push(chars.slice(start, i));
+          start = i;
+        }
+      } else {
+        start = i;
+      }
+    }
+    if (start >= 0) parts.push(chars.slice(start));
+    return parts;
+  }
+
+  /** The whole lowercased word (leading/trailing `_` removed), or null. */
+  function wholeWord(chars) {
+    if (chars.length > MAX_WORD_LENGTH) return null;
+    var lo = 0, hi = chars.length;
+    while (lo < hi && chars[lo] === '_') lo++;
+    while (hi > lo && chars[hi - 1] === '_') hi--;
+    if (lo === hi) return null;
+    return lower(chars.slice(lo, hi).join(''));
+  }
+
+  function wordTokens(chars) {
+    var whole = wholeWord(chars);
+    if (whole === null) return [];
+    var out = [whole];
+    var parts = splitParts(chars);
+    if (parts.length < 2) return out;
+    var lowered = parts.map(function (p) { return lower(p.join('')); });
+    var seen = new Set(out);
+    var longest = parts.length > MAX_PARTS_FOR_SPANS ? 1 : Math.min(MAX_SPAN_PARTS, parts.length);
+    for (var length = 1; length <= longest; length++) {
+      for (var start = 0; start + length <= lowered.length; start++) {
+        var token = lowered.slice(start, start + length).join('');
+        if (!seen.has(token)) { seen.add(token); out.push(token); }
+      }
+    }
+    return out;
+  }
+
+  function cjkTokens(chars) {
+    if (chars.length === 1) return [chars[0]];
+    var out = [];
+    for (var i = 0; i + 1 < chars.length; i++) out.push(chars[i] + chars[i + 1]);
+    return out;
+  }
+
+  /** All index tokens of `text`, in the order the Swift tokenizer gives them. */
+  function tokenize(text) {
+    var out = [];
+    runs(normalize(text)).forEach(function (run) {
+      var tokens = run.kind === 'cjk' ? cjkTokens(run.chars) : wordTokens(run.chars);
+      for (var i = 0; i < tokens.length; i++) out.push(tokens[i]);
+    });
+    return out;
+  }
+
+  /** The terms a query looks up: whole words and CJK bigrams (one per position). */
+  function queryTerms(text) {
+    var out = [];
+    runs(normalize(text)).forEach(function (run) {
+      if (run.kind === 'cjk') {
+        cjkTokens(run.chars).forEach(function (t) { out.push(t); });
+      } else {
+        var whole = wholeWord(run.chars);
+        if (whole !== null) out.push(whole);
+      }
+    });
+    return out;
+  }
+
+  function normalizeTag(tag) {
+    return lower(normalize(tag)).split(/\s+/).filter(Boolean).join(' ');
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Index access
+
+  var ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  var DIGIT = {};
+  for (var d = 0; d < ALPHABET.length; d++) DIGIT[ALPHABET.charCodeAt(d)] = d;
+
+  var RESULTS_PER_PAGE = 10;
+  var PREFIX_SHARD_LIMIT = 2;
+  var PREFIX_TERM_LIMIT = 64;
+  var PHRASE_BONUS = 0.6;
+  var PREFIX_PENALTY = 0.85;
+
+  /** Decodes a posting string: {docs, values, residues} (docs ascending). */
+  function decodePostings(text) {
+    var docs = [], values = [], residues = [];
+    var i = 0, n = text.length, doc = -1;
+    function varint() {
+      var value = 0, shift = 0, digit;
+      do {
+        digit = DIGIT[text.charCodeAt(i++)];
+        value += (digit & 31) * Math.pow(2, shift);
+        shift += 5;
+      } while (digit & 32);
+      return value;
+    }
+    while (i < n) {
+      doc += varint() + 1;
+      docs.push(doc);
+      values.push(varint());
+      residues.push(DIGIT[text.charCodeAt(i++)]);
+    }
+    return { docs: docs, values: values, residues: residues };
+  }
+
+  function SearchIndex(base) {
+    this.base = base;
+    this.reset();
+  }
+
+  SearchIndex.prototype.reset = function () {
+    this.metaPromise = null;
+    this.shardPromises = new Map();
+    this.docPromises = new Map();
+    this.postingCache = new Map();
+    this.stats = { bytes: 0, files: 0, requests: [], last: null };
+  };
+
+  SearchIndex.prototype.fetchJSON = function (path) {
+    var self = this;
+    var url = this.base + path;
+    return fetch(url, { credentials: 'same-origin' }).then(function (response) {
+      if (!response.ok) throw new Error(url + ': HTTP ' + response.status);
+      return response.arrayBuffer();
+    }).then(function (buffer) {
+      self.stats.bytes += buffer.byteLength;
+      self.stats.files += 1;
+      self.stats.requests.push({ url: url, bytes: buffer.byteLength });
+      return JSON.parse(new TextDecoder('utf-8').decode(buffer));
+    });
+  };
+
+  SearchIndex.prototype.meta = function () {
+    var self = this;
+    if (!this.metaPromise) {
+      this.metaPromise = this.fetchJSON('meta.json').then(function (meta) {
+        if (meta.format !== 'blog-search' || meta.version !== 1) {
+          throw new Error('unsupported search index version ' + meta.version);
+        }
+        return meta;
+      });
+      this.metaPromise.catch(function () { self.metaPromise = null; });
+    }
+    return this.metaPromise;
+  };
+
+  SearchIndex.prototype.versioned = function (meta, path) {
+    return path + '?v=' + encodeURIComponent(meta.hash);
+  };
+
+  /** Index of the shard whose range holds `term` (the last shard whose first term ≤ term), or -1. */
+  function shardIndexFor(meta, term) {
+    var lo = 0, hi = meta.shards.length - 1, found = -1;
+    while (lo <= hi) {
+      var mid = (lo + hi) >> 1;
+      if (meta.shards[mid] <= term) { found = mid; lo = mid + 1; } else { hi = mid - 1; }
+    }
+    return found;
+  }
+
+  SearchIndex.prototype.shard = function (meta, index) {
+    var self = this;
+    if (!this.shardPromises.has(index)) {
+      var promise = this.fetchJSON(this.versioned(meta, 'shards/' + index + '.json')).then(function (entries) {
+        var terms = new Map();
+        var sorted = [];
+        for (var i = 0; i < entries.length; i++) {
+          terms.set(entries[i][0], entries[i][1]);
+          sorted.push(entries[i][0]);
+        }
+        return { terms: terms, sorted: sorted };
+      });
+      promise.catch(function () { self.shardPromises.delete(index); });
+      this.shardPromises.set(index, promise);
+    }
+    return this.shardPromises.get(index);
+  };
+
+  SearchIndex.prototype.docChunk = function (meta, chunk) {
+    var self = this;
+    if (!this.docPromises.has(chunk)) {
+      var promise = this.fetchJSON(this.versioned(meta, 'docs-' + chunk + '.json'));
+      promise.catch(function () { self.docPromises.delete(chunk); });
+      this.docPromises.set(chunk, promise);
+    }
+    return this.docPromises.get(chunk);
+  };
+
+  SearchIndex.prototype.postings = function (term, encoded) {
+    var cached = this.postingCache.get(term);
+    if (!cached) {
+      cached = decodePostings(encoded);
+      this.postingCache.set(term, cached);
+    }
+    return cached;
+  };
+
+  // ---------------------------------------------------------------------------------------------
+  // Queries
+
+  /**
+   * Parses a query into lookups. `tag:Name` (or `tag:"Two Words"`) filters; other text is
+   * tokenized like the index. Each lookup is one AND-ed condition:
+   *   {term, pos, prefix, filter}
+   * CJK runs use a cover of their bigrams (every other bigram and the last one), which still
+   * matches every character but fetches about half the shards. The last word (when the query does
+   * not end with a space) and single CJK characters also match as prefixes.
+   */
+  function parseQuery(raw) {
+    raw = String(raw || '');
+    var tags = [];
+    var text = raw.replace(/(^|\s)tag:(?:"([^"]*)"|(\S*))/gi, function (m, pre, quoted, word) {
+      var tag = normalizeTag(quoted !== undefined ? quoted : word);
+      if (tag) tags.push(tag);
+      return pre + ' ';
+    });
+    var open = raw.length > 0 && !/\s$/.test(raw);
+    var lookups = [];
+    var highlights = [];
+    var position = 0;
+    var list = runs(normalize(text));
+    list.forEach(function (run, index) {
+      var last = index === list.length - 1;
+      if (run.kind === 'word') {
+        var whole = wholeWord(run.chars);
+        if (whole === null) return;
+        lookups.push({ term: whole, pos: position, prefix: last && open && whole.length >= 2 });
+        highlights.push(whole);
+        position += 1;
+      } else {
+        var bigrams = cjkTokens(run.chars);
+        highlights.push(run.chars.join(''));
+        if (run.chars.length === 1) {
+          lookups.push({ term: bigrams[0], pos: position, prefix: true });
+          position += 1;
+          return;
+        }
+        for (var i = 0; i < bigrams.length; i++) {
+          if (i % 2 === 0 || i === bigrams.length - 1 || bigrams.length <= 2) {
+            lookups.push({ term: bigrams[i], pos: position + i, prefix: false });
+          }
+          highlights.push(bigrams[i]);
+        }
+        position += bigrams.length;
+      }
+    });
+    tags.forEach(function (tag) { lookups.push({ term: '#' + tag, pos: -1, prefix: false, filter: true }); });
+    // Duplicate terms add nothing to an AND.
+    var seen = new Set();
+    lookups = lookups.filter(function (l) {
+      var key = (l.prefix ? 'p:' : 't:') + l.term;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+    return { lookups: lookups, tags: tags, highlights: highlights };
+  }
+
+  function Engine(base) {
+    this.index = new SearchIndex(base);
+  }
+
+  /** Runs a query: resolves to {results, total, page} where results are document records. */
+  Engine.prototype.search = function (raw, page) {
+    var self = this;
+    var index = this.index;
+    var started = performance.now();
+    var bytesBefore = index.stats.bytes;
+    var filesBefore = index.stats.files;
+    var query = parseQuery(raw);
+    page = page || 0;
+    if (query.lookups.length === 0) {
+      return Promise.resolve({ results: [], total: 0, query: query, page: 0 });
+    }
+    return index.meta().then(function (meta) {
+      // Which shards each lookup needs.
+      var needed = new Set();
+      query.lookups.forEach(function (lookup) {
+        var first = shardIndexFor(meta, lookup.term);
+        lookup.shards = [];
+        if (lookup.prefix) {
+          var end = shardIndexFor(meta, lookup.term + '\uffff');
+          first = Math.max(first, 0);
+          for (var s = first; s <= Math.min(end, first + PREFIX_SHARD_LIMIT - 1); s++) lookup.shards.push(s);
+        } else if (first >= 0) {
+          lookup.shards.push(first);
+        }
+        lookup.shards.forEach(function (s) { needed.add(s); });
+      });
+      var order = Array.from(needed).sort(function (a, b) { return a - b; });
+      return Promise.all(order.map(function (s) { return index.shard(meta, s); })).then(function (loaded) {
+        var shards = new Map();
+        order.forEach(function (s, i) { shards.set(s, loaded[i]); });
+        return self.rank(meta, query, shards);
+      }).then(function (ranked) {
+        var slice = ranked.slice(page * RESULTS_PER_PAGE, (page + 1) * RESULTS_PER_PAGE);
+        var chunks = new Set(slice.map(function (r) { return Math.floor(r.doc / meta.docChunk); }));
+        var list = Array.from(chunks);
+        return Promise.all(list.map(function (c) { return index.docChunk(meta, c); })).then(function (records) {
+          var byChunk = new Map();
+          list.forEach(function (c, i) { byChunk.set(c, records[i]); });
+          var results = slice.map(function (r) {
+            var rec = byChunk.get(Math.floor(r.doc / meta.docChunk))[r.doc % meta.docChunk];
+            return { doc: r.doc, score: r.score, id: rec[0], title: rec[1], url: rec[2], date: rec[3], tags: rec[4], summary: rec[5] };
+          });
+          index.stats.last = {
+            query: String(raw), total: ranked.length, page: page,
+            bytes: index.stats.bytes - bytesBefore, files: index.stats.files - filesBefore,
+            ms: performance.now() - started
+          };
+          return { results: results, total: ranked.length, query: query, page: page };
+        });
+      });
+    });
+  };
+
+  /** Scores every document that satisfies all lookups; returns [{doc, score}] best first. */
+  Engine.prototype.rank = function (meta, query, shards) {
+    var index = this.index;
+    var N = meta.docs;
+    var weights = meta.weights;
+    var k1 = meta.k1, b = meta.b;
+    var avgText = meta.avgText || 1;
+    var norms = meta.norms;
+
+    function textLength(doc) {
+      return Math.pow(2, DIGIT[norms.charCodeAt(doc)] / 4) - 1;
+    }
+
+    function termScore(value, doc, idf) {
+      var mask = value & 31;
+      var wtf = 0;
+      if (mask & 1) wtf += weights[0];
+      if (mask & 2) wtf += weights[1];
+      if (mask & 4) wtf += weights[2];
+      if (mask & 24) {
+        var tf = Math.floor(value / 32) + 1;
+        var fieldWeight = (mask & 8) ? weights[3] : weights[4];
+        wtf += fieldWeight * tf / (1 - b + b * textLength(doc) / avgText);
+      }
+      return idf * wtf * (k1 + 1) / (wtf + k1);
+    }
+
+    // For each lookup: Map doc → {score, residues}.
+    var groups = query.lookups.map(function (lookup) {
+      var map = new Map();
+      var terms = [];
+      lookup.shards.forEach(function (s) {
+        var shard = shards.get(s);
+        if (!shard) return;
+        if (!lookup.prefix) {
+          if (shard.terms.has(lookup.term)) terms.push(lookup.term);
+          return;
+        }
+        // Terms starting with the prefix: binary search to the first, then walk.
+        var lo = 0, hi = shard.sorted.length;
+        while (lo < hi) {
+          var mid = (lo + hi) >> 1;
+          if (shard.sorted[mid] < lookup.term) lo = mid + 1; else hi = mid;
+        }
+        for (var i = lo; i < shard.sorted.length && shard.sorted[i].lastIndexOf(lookup.term, 0) === 0; i++) {
+          terms.push(shard.sorted[i]);
+        }
+      });
+      if (lookup.prefix && terms.length > PREFIX_TERM_LIMIT) {
+        terms.sort(function (x, y) { return x.length - y.length || (x < y ? -1 : x > y ? 1 : 0); });
+        terms = terms.slice(0, PREFIX_TERM_LIMIT);
+        if (terms.indexOf(lookup.term) < 0) terms.push(lookup.term);
+      }
+      terms.forEach(function (term) {
+        var encoded;
+        lookup.shards.some(function (s) {
+          var shard = shards.get(s);
+          if (shard && shard.terms.has(term)) { encoded = shard.terms.get(term); return true; }
+          return false;
+        });
+        if (encoded === undefined) return;
+        var postings = index.postings(term, encoded);
+        var df = postings.docs.length;
+        var idf = Math.log(1 + (N - df + 0.5) / (df + 0.5));
+        var exact = term === lookup.term;
+        for (var i = 0; i < df; i++) {
+          var doc = postings.docs[i];
+          var score = lookup.filter ? 0 : termScore(postings.values[i], doc, idf) * (exact ? 1 : PREFIX_PENALTY);
+          var current = map.get(doc);
+          if (!current || score > current.score) {
+            map.set(doc, { score: score, residues: exact ? postings.residues[i] : -1 });
+          }
+        }
+      });
+      return map;
+    });
+
+    // AND: walk the smallest group, probe the others.
+    var order = groups.map(function (g, i) { return i; }).sort(function (x, y) { return groups[x].size - groups[y].size; });
+    var smallest = groups[order[0]];
+    // Pairs of lookups at increasing positions, for the phrase bonus.
+    var positioned = query.lookups.map(function (l, i) { return i; })
+      .filter(function (i) { return query.lookups[i].pos >= 0; })
+      .sort(function (x, y) { return query.lookups[x].pos - query.lookups[y].pos; });
+    var pairs = [];
+    for (var p = 0; p + 1 < positioned.length; p++) {
+      pairs.push([positioned[p], positioned[p + 1], query.lookups[positioned[p + 1]].pos - query.lookups[positioned[p]].pos]);
+    }
+    var ranked = [];
+    smallest.forEach(function (entry, doc) {
+      var score = 0;
+      var entries = new Array(groups.length);
+      for (var g = 0; g < groups.length; g++) {
+        var e = groups[g].get(doc);
+        if (!e) return;
+        entries[g] = e;
+        score += e.score;
+      }
+      if (pairs.length > 0) {
+        var adjacent = 0;
+        pairs.forEach(function (pair) {
+          var a = entries[pair[0]].residues, c = entries[pair[1]].residues, distance = pair[2] % 6;
+          if (a < 0 || c < 0) return;
+          var rotated = ((a << distance) | (a >> (6 - distance))) & 63;
+          if (rotated & c) adjacent += 1;
+        });
+        score *= 1 + PHRASE_BONUS * adjacent / pairs.length;
+      }
+      ranked.push({ doc: doc, score: score });
+    });
+    ranked.sort(function (x, y) { return y.score - x.score || x.doc - y.doc; });
+    return ranked;
+  };
+
+  // ---------------------------------------------------------------------------------------------
+  // Rendering (DOM APIs and textContent only)
+
+  /** Appends `text` to `parent`, wrapping the parts that match `fragments` in <mark>. */
+  function appendHighlighted(parent, text, fragments) {
+    text = String(text || '');
+    var normalized = '';
+    var starts = [];
+    var ends = [];
+    var offset = 0;
+    for (var ch of text) {
+      var n = lower(ch.normalize('NFKC'));
+      for (var u = 0; u < n.length; u++) { starts.push(offset); ends.push(offset + ch.length); }
+      normalized += n;
+      offset += ch.length;
+    }
+    var ranges = [];
+    fragments.forEach(function (fragment) {
+      if (!fragment) return;
+      var at = normalized.indexOf(fragment);
+      while (at >= 0) {
+        ranges.push([starts[at], ends[at + fragment.length - 1]]);
+        at = normalized.indexOf(fragment, at + fragment.length);
+      }
+    });
+    ranges.sort(function (x, y) { return x[0] - y[0] || y[1] - x[1]; });
+    var merged = [];
+    ranges.forEach(function (r) {
+      var lastRange = merged[merged.length - 1];
+      if (lastRange && r[0] <= lastRange[1]) lastRange[1] = Math.max(lastRange[1], r[1]);
+      else merged.push([r[0], r[1]]);
+    });
+    var cursor = 0;
+    merged.forEach(function (r) {
+      if (r[0] > cursor) parent.appendChild(document.createTextNode(text.slice(cursor, r[0])));
+      var mark = document.createElement('mark');
+      mark.textContent = text.slice(r[0], r[1]);
+      parent.appendChild(mark);
+      cursor = r[1];
+    });
+    if (cursor < text.length) parent.appendChild(document.createTextNode(text.slice(cursor)));
+  }
+
+  /** Only http(s) and same-site URLs become links. */
+  function safeURL(url) {
+    try {
+      var parsed = new URL(String(url), window.location.href);
+      if (parsed.protocol === 'http:' || parsed.protocol === 'https:') return parsed.href;
+    } catch (e) { /* fall through */ }
+    return '#';
+  }
+
+  function renderResult(result, index, fragments) {
+    var item = document.createElement('li');
+    item.className = 'search-result';
+    item.id = 'search-result-' + index;
+    item.setAttribute('role', 'option');
+    item.setAttribute('aria-selected', 'false');
+    var link = document.createElement('a');
+    link.className = 'search-result-title';
+    link.href = safeURL(result.url);
+    appendHighlighted(link, result.title, fragments);
+    item.appendChild(link);
+    var meta = document.createElement('div');
+    meta.className = 'search-result-meta';
+    if (result.date) {
+      var time = document.createElement('time');
+      time.setAttribute('datetime', String(result.date));
+      time.textContent = String(result.date).slice(0, 10);
+      meta.appendChild(time);
+    }
+    (result.tags || []).forEach(function (tag) {
+      var span = document.createElement('span');
+      span.className = 'search-result-tag';
+      appendHighlighted(span, tag, fragments);
+      meta.appendChild(document.createTextNode(' '));
+      meta.appendChild(span);
+    });
+    item.appendChild(meta);
+    if (result.summary) {
+      var snippet = document.createElement('p');
+      snippet.className = 'search-result-snippet';
+      appendHighlighted(snippet, result.summary, fragments);
+      item.appendChild(snippet);
+    }
+    return item;
+  }
+
+  function SearchPage(root) {
+    this.root = root;
+    this.engine = new Engine(root.getAttribute('data-index') || '/search/');
+    this.input = root.querySelector('input[name="q"]');
+    this.form = this.input ? this.input.form : null;
+    this.status = root.querySelector('.search-status');
+    this.list = root.querySelector('.search-results');
+    this.more = root.querySelector('.search-more');
+    this.active = -1;
+    this.results = [];
+    this.sequence = 0;
+    this.timer = null;
+    this.current = null;
+  }
+
+  SearchPage.prototype.text = function (name, fallback) {
+    var value = this.root.getAttribute('data-text-' + name);
+    return value === null ? fallback : value;
+  };
+
+  SearchPage.prototype.start = function () {
+    var self = this;
+    if (!this.input || !this.list) return;
+    var q = new URLSearchParams(window.location.search).get('q') || '';
+    this.input.value = q;
+    // The header box on this page shows the same query.
+    Array.prototype.forEach.call(document.querySelectorAll('input[name="q"]'), function (other) {
+      if (other !== self.input && !other.value) other.value = q;
+    });
+    this.input.setAttribute('role', 'combobox');
+    this.input.setAttribute('aria-expanded', 'false');
+    this.input.setAttribute('aria-autocomplete', 'list');
+    this.input.addEventListener('input', function () {
+      clearTimeout(self.timer);
+      self.timer = setTimeout(function () { self.run(self.input.value, true); }, 150);
+    });
+    this.input.addEventListener('keydown', function (event) { self.onKey(event); });
+    if (this.form) {
+      this.form.addEventListener('submit', function (event) {
+        event.preventDefault();
+        clearTimeout(self.timer);
+        self.run(self.input.value, true);
+      });
+    }
+    if (this.more) {
+      this.more.hidden = true;
+      this.more.addEventListener('click', function () { self.loadMore(); });
+    }
+    if (q) this.run(q, false);
+  };
+
+  SearchPage.prototype.updateURL = function (q) {
+    if (!window.history || !window.history.replaceState) return;
+    var url = window.location.pathname + (q ? '?q=' + encodeURIComponent(q) : '');
+    window.history.replaceState(null, '', url);
+  };
+
+  SearchPage.prototype.setStatus = function (text) {
+    if (this.status) this.status.textContent = text;
+  };
+
+  SearchPage.prototype.run = function (q, updateURL) {
+    var self = this;
+    var sequence = ++this.sequence;
+    if (updateURL) this.updateURL(q.trim() ? q : '');
+    if (!q.trim()) {
+      this.show([], 0, null, false);
+      this.setStatus('');
+      return Promise.resolve();
+    }
+    this.root.setAttribute('aria-busy', 'true');
+    return this.engine.search(q, 0).then(function (outcome) {
+      if (sequence !== self.sequence) return;
+      self.current = { q: q, page: 0, total: outcome.total, highlights: outcome.query.highlights };
+      self.show(outcome.results, outcome.total, outcome.query.highlights, false);
+    }, function (error) {
+      if (sequence !== self.sequence) return;
+      self.show([], 0, null, false);
+      self.setStatus(self.text('error', 'Search is unavailable: ') + (error && error.message ? error.message : String(error)));
+    }).then(function () {
+      if (sequence === self.sequence) self.root.removeAttribute('aria-busy');
+    });
+  };
+
+  SearchPage.prototype.loadMore = function () {
+    var self = this;
+    if (!this.current) return;
+    var sequence = this.sequence;
+    var page = this.current.page + 1;
+    this.engine.search(this.current.q, page).then(function (outcome) {
+      if (sequence !== self.sequence) return;
+      self.current.page = page;
+      self.show(outcome.results, outcome.total, outcome.query.highlights, true);
+    });
+  };
+
+  SearchPage.prototype.show = function (results, total, highlights, append) {
+    var self = this;
+    if (!append) {
+      while (this.list.firstChild) this.list.removeChild(this.list.firstChild);
+      this.results = [];
+      this.active = -1;
+      this.input.removeAttribute('aria-activedescendant');
+    }
+    results.forEach(function (result) {
+      self.list.appendChild(renderResult(result, self.results.length, highlights || []));
+      self.results.push(result);
+    });
+    this.input.setAttribute('aria-expanded', this.results.length > 0 ? 'true' : 'false');
+    if (highlights) {
+      if (total === 0) {
+        this.setStatus(this.text('none', 'No results'));
+      } else {
+        this.setStatus(this.text('count', '{count} results').replace('{count}', String(total)));
+      }
+    }
+    if (this.more) this.more.hidden = this.results.length >= total;
+  };
+
+  SearchPage.prototype.select = function (index) {
+    var items = this.list.querySelectorAll('.search-result');
+    if (items.length === 0) return;
+    if (index < -1) index = -1;
+    if (index > items.length - 1) index = items.length - 1;
+    for (var i = 0; i < items.length; i++) {
+      var on = i === index;
+      items[i].classList.toggle('is-active', on);
+      items[i].setAttribute('aria-selected', on ? 'true' : 'false');
+    }
+    this.active = index;
+    if (index >= 0) {
+      this.input.setAttribute('aria-activedescendant', items[index].id);
+      if (items[index].scrollIntoView) items[index].scrollIntoView({ block: 'nearest' });
+    } else {
+      this.input.removeAttribute('aria-activedescendant');
+    }
+  };
+
+  SearchPage.prototype.onKey = function (event) {
+    if (event.key === 'ArrowDown') {
+      event.preventDefault();
+      this.select(this.active + 1);
+    } else if (event.key === 'ArrowUp') {
+      event.preventDefault();
+      this.select(this.active - 1);
+    } else if (event.key === 'Enter' && this.active >= 0) {
+      var link = this.list.querySelectorAll('.search-result')[this.active].querySelector('a');
+      if (link) {
+        event.preventDefault();
+        window.location.assign(link.href);
+      }
+    } else if (event.key === 'Escape') {
+      this.select(-1);
+    }
+  };
+
+  // ---------------------------------------------------------------------------------------------
+  // Start-up and test hook
+
+  var root = document.querySelector('[data-index]');
+  var page = root ? new SearchPage(root) : null;
+  var hookEngine = page ? page.engine : new Engine((document.documentElement.getAttribute('data-base-path') || '/') + 'search/');
+
+  window.blogSearch = {
+    tokenize: tokenize,
+    queryTerms: queryTerms,
+    normalizeTag: normalizeTag,
+    parseQuery: parseQuery,
+    /** Resolves to the first page of results (document records with `score`). */
+    search: function (query, pageNumber) {
+      return hookEngine.search(query, pageNumber || 0).then(function (outcome) {
+        var results = outcome.results;
+        results.total = outcome.total;
+        return results;
+      });
+    },
+    /** Live counters: bytes/files fetched so far, every request, and the last query's numbers. */
+    get stats() { return hookEngine.index.stats; },
+    /** Forgets every cached file (and the counters), for measuring cold queries. */
+    reset: function () { hookEngine.index.reset(); }
+  };
+
+  if (page) {
+    if (document.readyState === 'loading') {
+      document.addEventListener('DOMContentLoaded', function () { page.start(); });
+    } else {
+      page.start();
+    }
+  }
+})();
