@@ -305,16 +305,22 @@ func benchTemplates(_ args: Arguments) {
 
 // MARK: - search
 
-/// What a browser downloads for one query with the static index (format: Sources/BlogSearch,
-/// docs/search-index.md): `search/meta.json`, the shard holding each query term (the last shard whose
-/// first term is ≤ the term, UTF-16 order), then the document-store chunks of the top results.
-/// Results are ranked here with a simplified BM25 (term presence and body frequency); the real page
-/// ranks with BM25F, so the doc chunks counted can differ slightly, the shards cannot.
+/// What a browser downloads for one query with the static index (docs/search-index.md, "Queries"):
+/// `search/meta.json`, the shards holding each lookup term (the last shard whose first term is ≤ the
+/// term, UTF-16 order; the last word also as a prefix, up to 2 shards), then the document-store
+/// chunks of the first 10 results. Long CJK runs look up a cover of their bigrams (every other one
+/// and the last). Results are ranked with the documented BM25F score without the phrase bonus and
+/// prefix expansions, so the doc chunks counted can differ slightly from the page's; shards cannot.
 struct StaticIndex {
     var files: [String: [UInt8]]
     var docs: Int
     var docChunk: Int
     var shardFirsts: [String]
+    var weights: [Double]
+    var k1: Double
+    var b: Double
+    var avgText: Double
+    var norms: [Double]
 
     init?(files: [OutputFile]) {
         var map: [String: [UInt8]] = [:]
@@ -322,12 +328,19 @@ struct StaticIndex {
         guard let meta = map["search/meta.json"],
               let object = try? JSONSerialization.jsonObject(with: Data(meta)) as? [String: Any],
               object["format"] as? String == "blog-search",
-              let docs = object["docs"] as? Int, let chunk = object["docChunk"] as? Int,
-              let shards = object["shards"] as? [[Any]] else { return nil }
+              let docs = (object["docs"] as? NSNumber)?.intValue, let chunk = (object["docChunk"] as? NSNumber)?.intValue,
+              let shards = object["shards"] as? [Any] else { return nil }
         self.files = map
         self.docs = docs
         self.docChunk = max(1, chunk)
-        self.shardFirsts = shards.compactMap { $0.first as? String }
+        // A list of first terms (format 1), or of [first term, size] pairs (an earlier draft).
+        self.shardFirsts = shards.compactMap { ($0 as? String) ?? (($0 as? [Any])?.first as? String) }
+        self.weights = (object["weights"] as? [NSNumber])?.map(\.doubleValue) ?? [6, 4, 2.5, 1, 0.7]
+        self.k1 = (object["k1"] as? NSNumber)?.doubleValue ?? 1.2
+        self.b = (object["b"] as? NSNumber)?.doubleValue ?? 0.75
+        self.avgText = max(1, (object["avgText"] as? NSNumber)?.doubleValue ?? 1)
+        let normText = Array((object["norms"] as? String ?? "").utf8)
+        self.norms = normText.map { pow(2, Double(StaticIndex.digit[$0] ?? 0) / 4) - 1 }
     }
 
     func shard(for term: String) -> Int? {
@@ -348,9 +361,10 @@ struct StaticIndex {
     /// doc → (field mask, body+code term frequency) for one term, or nil when the term is absent.
     func postings(_ term: String) -> [Int: (mask: Int, tf: Int)]? {
         guard let s = shard(for: term), let bytes = files["search/shards/\(s).json"],
-              let entries = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [[String]] else { return nil }
-        guard let entry = entries.first(where: { $0.first == term }), entry.count > 1 else { return nil }
-        let digits = Array(entry[1].utf8).map { StaticIndex.digit[$0] ?? 0 }
+              let entries = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [[Any]] else { return nil }
+        guard let entry = entries.first(where: { $0.first as? String == term }), entry.count > 1,
+              let encoded = entry[1] as? String else { return nil }
+        let digits = Array(encoded.utf8).map { StaticIndex.digit[$0] ?? 0 }
         var i = 0
         func varint() -> Int {
             var value = 0, shift = 0
@@ -383,37 +397,60 @@ struct StaticIndex {
         var hits: Int
     }
 
+    static func isCJK(_ word: Substring) -> Bool {
+        word.unicodeScalars.allSatisfy { $0.value >= 0x3000 }
+    }
+
     func cost(of query: String, topResults: Int = 10) -> QueryCost {
-        var terms: [String] = []
+        var lookups: [String] = []
         for word in query.split(separator: " ") {
             if word.hasPrefix("tag:") {
-                terms.append("#" + SearchTokenizer.normalizeTag(String(word.dropFirst(4))))
+                lookups.append("#" + SearchTokenizer.normalizeTag(String(word.dropFirst(4))))
+                continue
+            }
+            let terms = SearchTokenizer.queryTerms(String(word))
+            if StaticIndex.isCJK(word), terms.count > 2 {
+                var cover = stride(from: 0, to: terms.count, by: 2).map { terms[$0] }
+                if terms.count % 2 == 0 { cover.append(terms[terms.count - 1]) }
+                lookups.append(contentsOf: cover)
             } else {
-                terms.append(contentsOf: SearchTokenizer.queryTerms(String(word)))
+                lookups.append(contentsOf: terms)
             }
         }
         var unique: [String] = []
-        for t in terms where !unique.contains(t) { unique.append(t) }
+        for t in lookups where !unique.contains(t) { unique.append(t) }
         var fetched = ["search/meta.json"]
+        func fetch(_ shard: Int) {
+            let path = "search/shards/\(shard).json"
+            if !fetched.contains(path) { fetched.append(path) }
+        }
         var postingLists: [[Int: (mask: Int, tf: Int)]] = []
         for term in unique {
-            if let s = shard(for: term) {
-                let path = "search/shards/\(s).json"
-                if !fetched.contains(path) { fetched.append(path) }
-            }
+            if let s = shard(for: term) { fetch(s) }
             postingLists.append(postings(term) ?? [:])
         }
-        // AND of all terms; rank by idf-weighted presence (title/tags/headings boost) and body tf.
+        // The last word also matches as a prefix: the shards from its own to the one holding term + U+FFFF, at most 2.
+        if let last = unique.last, !last.hasPrefix("#"), !query.hasSuffix(" "), last.count >= 2,
+           let from = shard(for: last), let to = shard(for: last + "\u{FFFF}"), to > from {
+            fetch(from + 1)
+        }
+        // AND of all lookups, BM25F as documented (without the phrase bonus).
         var scores: [Int: Double] = [:]
         if let first = postingLists.first {
             for doc in first.keys where postingLists.allSatisfy({ $0[doc] != nil }) {
                 var score = 0.0
+                let length = doc < norms.count ? norms[doc] : avgText
                 for list in postingLists {
-                    let idf = log(1 + (Double(docs) - Double(list.count) + 0.5) / (Double(list.count) + 0.5))
+                    let df = Double(list.count)
+                    let idf = log(1 + (Double(docs) - df + 0.5) / (df + 0.5))
                     let p = list[doc]!
-                    let fieldBoost = (p.mask & 1 != 0 ? 6.0 : 0) + (p.mask & 2 != 0 ? 4.0 : 0) + (p.mask & 4 != 0 ? 2.5 : 0)
-                    let tf = Double(p.tf)
-                    score += idf * (fieldBoost + tf * 2.2 / (tf + 1.2))
+                    var wtf = 0.0
+                    for field in 0..<3 where p.mask & (1 << field) != 0 { wtf += weights[field] }
+                    if p.tf > 0 {
+                        let weight = p.mask & 8 != 0 ? weights[3] : weights[4]
+                        wtf += weight * Double(p.tf) / (1 - b + b * length / avgText)
+                    }
+                    score += idf * wtf * (k1 + 1) / (wtf + k1)
                 }
                 scores[doc] = score
             }
@@ -427,7 +464,7 @@ struct StaticIndex {
     }
 }
 
-let defaultQueries = ["Swift", "URLSession", "非同期処理", "JSONDecoder decode", "データ 保存", "パフォーマンス改善", "tag:Swift 通知"]
+let defaultQueries = ["Swift", "URLSession", "非同期処理", "JSONDecoder decode", "データ 保存", "パフォーマンス改善", "SwiftUI 通知", "tag:Swift 通知"]
 
 func benchSearch(_ args: Arguments) {
     let site = buildSite(args.site)

@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import unicodedata
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -182,6 +183,16 @@ def blog_bench(bench, sub, corpus, passes):
     return json.loads(run.stdout.strip().splitlines()[-1])
 
 
+def width(text):
+    """Display width in a terminal (CJK characters take two columns)."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in str(text))
+
+
+def pad(text, n, right=False):
+    fill = " " * max(0, n - width(text))
+    return fill + str(text) if right else str(text) + fill
+
+
 def fmt(value, spec, unit=""):
     if value is None:
         return "–"
@@ -232,8 +243,8 @@ def readable_table(results):
     row("serve reload latency (ms)", lambda s: None if "median_s" not in s.get("serve", {}) else 1000 * s["serve"]["median_s"],
         lambda s: None, ".0f", show_ratio=False)
 
-    widths = [max(len(str(r[i])) for r in [head] + rows) for i in range(len(head))]
-    lines = ["  ".join(str(c).ljust(widths[i]) if i == 0 else str(c).rjust(widths[i]) for i, c in enumerate(r)) for r in [head] + rows]
+    widths = [max(width(r[i]) for r in [head] + rows) for i in range(len(head))]
+    lines = ["  ".join(pad(c, widths[i], right=i > 0) for i, c in enumerate(r)) for r in [head] + rows]
     lines.insert(1, "-" * len(lines[0]))
     out = "\n".join(lines)
 
@@ -248,9 +259,12 @@ def readable_table(results):
     for s in sizes:
         search = s.get("search", {})
         if "queries" in search:
-            out += f"\nsearch, {size_label(s['posts'])} posts: index {search['index_bytes'] / 1e3:.0f} KB in {search['index_files']} files; bytes a browser fetches per query (meta + shards + doc chunks of the top 10):\n"
+            out += (f"\nsearch, {size_label(s['posts'])} posts: index {search['index_bytes'] / 1e3:.0f} KB in {search['index_files']} files "
+                    f"({search['shards']} shards); what a browser fetches per query (meta + shards + doc chunks of the top 10):\n")
             for q in search["queries"]:
-                out += f"  {q['query']:<20} {q['bytes'] / 1e3:7.1f} KB  {len(q['files']):2d} files  {q['hits']:6d} hits\n"
+                gz = q.get("gzip_bytes")
+                out += (f"  {pad(q['query'], 20)} {q['bytes'] / 1e3:7.1f} KB ({'–' if gz is None else format(gz / 1e3, '.1f')} KB gzip)"
+                        f"  {len(q['files']):2d} files  {q['hits']:6d} hits\n")
         elif "skipped" in search:
             out += f"\nsearch, {size_label(s['posts'])} posts: skipped ({search['skipped']})\n"
         serve = s.get("serve", {})
@@ -262,10 +276,28 @@ def readable_table(results):
     return out
 
 
+def fewer_runs_note(results):
+    notes = []
+    for s in results["sizes"]:
+        for name, key in (("blog", "blog"), ("Hugo", "hugo")):
+            runs = (s.get(key) or {}).get("full", {}).get("runs")
+            if runs is not None and runs < results["runs"]:
+                notes.append(f"{name} at {size_label(s['posts'])} posts: {runs} run{'s' if runs != 1 else ''}")
+    return f" ({'; '.join(notes)})" if notes else ""
+
+
+def short_hugo(version):
+    if not version:
+        return "Hugo not installed"
+    m = re.search(r"v[0-9][0-9.]*", version)
+    return "Hugo " + (m.group(0) if m else version)
+
+
 def markdown_table(results):
     m = results["machine"]
     lines = [f"Measured {results['date']} on {m['nproc']} cores ({m['cpu']}), `{results['command']}`, "
-             f"median of {results['runs']} runs; {results['hugo_version'] or 'Hugo not installed'}.", ""]
+             f"median of {results['runs']} run{'s' if results['runs'] != 1 else ''}{fewer_runs_note(results)}; "
+             f"{short_hugo(results['hugo_version'])}, minimal theme scripts/bench/hugo-theme.", ""]
     lines.append("| posts | blog build | CPU | peak RSS | pages/s | no-change rebuild | search index | Hugo build | Hugo / blog |")
     lines.append("|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
     for s in results["sizes"]:
