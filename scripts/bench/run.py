@@ -286,18 +286,18 @@ def fewer_runs_note(results):
     return f" ({'; '.join(notes)})" if notes else ""
 
 
-def short_hugo(version):
+def hugo_note(version):
     if not version:
-        return "Hugo not installed"
+        return "no Hugo comparison (not installed or --no-hugo)"
     m = re.search(r"v[0-9][0-9.]*", version)
-    return "Hugo " + (m.group(0) if m else version)
+    return "Hugo " + (m.group(0) if m else version) + " with the minimal theme in scripts/bench/hugo-theme"
 
 
 def markdown_table(results):
     m = results["machine"]
     lines = [f"Measured {results['date']} on {m['nproc']} cores ({m['cpu']}), `{results['command']}`, "
              f"median of {results['runs']} run{'s' if results['runs'] != 1 else ''}{fewer_runs_note(results)}; "
-             f"{short_hugo(results['hugo_version'])}, minimal theme scripts/bench/hugo-theme.", ""]
+             f"{hugo_note(results['hugo_version'])}.", ""]
     lines.append("| posts | blog build | CPU | peak RSS | pages/s | no-change rebuild | search index | Hugo build | Hugo / blog |")
     lines.append("|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
     for s in results["sizes"]:
