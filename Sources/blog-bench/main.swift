@@ -1,5 +1,511 @@
-// blog-bench: micro-benchmarks used by `make bench`. See scripts/bench.sh.
+// blog-bench: micro-benchmarks used by `make bench` (scripts/bench.sh). Not part of the product.
+//
+//   blog-bench markdown  SITE_DIR [--passes N]   Qiita Markdown (dialect + highlighting) vs plain cmark
+//   blog-bench templates SITE_DIR [--passes N]   template rendering throughput inside the site pipeline
+//   blog-bench search    SITE_DIR [--query Q]... search index size and bytes a browser fetches per query
+//
+// Each subcommand prints a readable report on stderr and one JSON object on stdout (for bench.sh).
+// Timings are the median of N passes (default 3) and single-threaded unless they say otherwise.
+import BlogContent
+import BlogCore
+import BlogMarkdown
+import BlogMustache
+import BlogSearch
+import BlogSite
+import CCmark
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
-FileHandle.standardError.write("usage: blog-bench <markdown|templates|search> SITE_DIR\n".data(using: .utf8)!)
-exit(64)
+// MARK: - Small helpers
+
+func fail(_ message: String, code: Int32 = 1) -> Never {
+    FileHandle.standardError.write(Data(("blog-bench: " + message + "\n").utf8))
+    exit(code)
+}
+
+func say(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}
+
+func monotonicSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+/// Runs `body` `passes` times and returns the median duration in seconds.
+func medianTime(passes: Int, _ body: () throws -> Void) rethrows -> Double {
+    var samples: [Double] = []
+    for _ in 0..<max(1, passes) {
+        let start = monotonicSeconds()
+        try body()
+        samples.append(monotonicSeconds() - start)
+    }
+    samples.sort()
+    return samples[samples.count / 2]
+}
+
+/// A tiny JSON value for the machine-readable line (keys keep insertion order).
+indirect enum JSON {
+    case number(Double)
+    case int(Int)
+    case string(String)
+    case bool(Bool)
+    case array([JSON])
+    case object([(String, JSON)])
+    case null
+
+    var text: String {
+        switch self {
+        case .number(let d): return d.isFinite ? String(format: "%.6g", d) : "null"
+        case .int(let i): return String(i)
+        case .bool(let b): return b ? "true" : "false"
+        case .null: return "null"
+        case .string(let s):
+            var out = "\""
+            for scalar in s.unicodeScalars {
+                switch scalar {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "\n": out += "\\n"
+                case "\t": out += "\\t"
+                default:
+                    if scalar.value < 0x20 { out += String(format: "\\u%04x", scalar.value) } else { out.unicodeScalars.append(scalar) }
+                }
+            }
+            return out + "\""
+        case .array(let items): return "[" + items.map(\.text).joined(separator: ",") + "]"
+        case .object(let pairs): return "{" + pairs.map { JSON.string($0.0).text + ":" + $0.1.text }.joined(separator: ",") + "}"
+        }
+    }
+}
+
+func emit(_ value: JSON) {
+    print(value.text)
+}
+
+struct Arguments {
+    var command: String
+    var site: URL
+    var passes = 3
+    var queries: [String] = []
+
+    init(_ argv: [String]) {
+        let usage = "usage: blog-bench <markdown|templates|search> SITE_DIR [--passes N] [--query Q]..."
+        var positionals: [String] = []
+        var i = 0
+        while i < argv.count {
+            let a = argv[i]
+            switch a {
+            case "--passes":
+                i += 1
+                guard i < argv.count, let n = Int(argv[i]), n > 0 else { fail("--passes needs a positive number\n" + usage, code: 64) }
+                passes = n
+            case "--query":
+                i += 1
+                guard i < argv.count else { fail("--query needs a value\n" + usage, code: 64) }
+                queries.append(argv[i])
+            case "-h", "--help":
+                say(usage)
+                exit(0)
+            default:
+                if a.hasPrefix("-") { fail("unknown option \(a)\n" + usage, code: 64) }
+                positionals.append(a)
+            }
+            i += 1
+        }
+        guard positionals.count == 2 else { fail(usage, code: 64) }
+        command = positionals[0]
+        site = URL(fileURLWithPath: positionals[1]).standardizedFileURL
+    }
+}
+
+func loadConfig(_ site: URL) -> SiteConfig {
+    do {
+        return try SiteConfig.load(siteDirectory: site, console: nil)
+    } catch {
+        fail("cannot read \(site.path)/blog.yml: \(error)")
+    }
+}
+
+func buildSite(_ site: URL) -> BuiltSite {
+    do {
+        return try SiteBuilder.build(BuildOptions(siteDirectory: site), console: nil)
+    } catch let list as DiagnosticList {
+        fail("the site does not build: \(list)")
+    } catch {
+        fail("the site does not build: \(error)")
+    }
+}
+
+// MARK: - markdown
+
+/// Every post body of the corpus (front matter split off), rendered by the Qiita renderer and by
+/// plain cmark. Plain cmark is libcmark's `cmark_markdown_to_html` called directly (CMARK_OPT_UNSAFE,
+/// no hard breaks), the floor any Markdown renderer on top of cmark pays.
+func benchMarkdown(_ args: Arguments) {
+    let config = loadConfig(args.site)
+    let loader = ContentLoader(siteDirectory: args.site, config: config)
+    var bodies: [String] = []
+    for relative in loader.markdownFiles() {
+        let url = args.site.appendingPathComponent(relative)
+        guard let data = FileManager.default.contents(atPath: url.path) else { fail("cannot read \(relative)") }
+        let text = String(decoding: data, as: UTF8.self)
+        guard let split = try? SplitDocument.split(text, path: relative) else { fail("cannot split front matter of \(relative)") }
+        bodies.append(split.body)
+    }
+    let bytes = bodies.reduce(0) { $0 + $1.utf8.count }
+    let qiita = MarkdownRenderer(options: MarkdownOptions(hardBreaks: config.markdownHardBreaks, unsafeHTML: config.markdownUnsafe,
+                                                          qiitaExtensions: true, highlightCode: true))
+    let noHighlight = MarkdownRenderer(options: MarkdownOptions(hardBreaks: config.markdownHardBreaks, unsafeHTML: config.markdownUnsafe,
+                                                                qiitaExtensions: true, highlightCode: false))
+    let plainOptions = MarkdownRenderer(options: MarkdownOptions(hardBreaks: false, unsafeHTML: true, qiitaExtensions: false, highlightCode: false))
+
+    var sink = 0
+    // Warm up caches and lazily built tables once, outside the timed passes.
+    for body in bodies.prefix(20) { sink &+= qiita.render(body).html.utf8.count }
+
+    let rawCmark = medianTime(passes: args.passes) {
+        for body in bodies {
+            body.withCString { pointer in
+                if let out = cmark_markdown_to_html(pointer, strlen(pointer), CMARK_OPT_DEFAULT | CMARK_OPT_UNSAFE) {
+                    sink &+= strlen(out)
+                    free(out)
+                }
+            }
+        }
+    }
+    let plain = medianTime(passes: args.passes) {
+        for body in bodies { sink &+= plainOptions.render(body).html.utf8.count }
+    }
+    let dialect = medianTime(passes: args.passes) {
+        for body in bodies { sink &+= noHighlight.render(body).html.utf8.count }
+    }
+    let full = medianTime(passes: args.passes) {
+        for body in bodies { sink &+= qiita.render(body).html.utf8.count }
+    }
+    let mb = Double(bytes) / 1_000_000
+    say(String(format: "markdown: %d bodies, %.1f MB, median of %d passes, 1 thread", bodies.count, mb, args.passes))
+    say(String(format: "  cmark_markdown_to_html (raw C)           %8.3f s  %7.1f MB/s", rawCmark, mb / rawCmark))
+    say(String(format: "  MarkdownRenderer, plain options          %8.3f s  %7.1f MB/s", plain, mb / plain))
+    say(String(format: "  MarkdownRenderer, Qiita, no highlighting %8.3f s  %7.1f MB/s", dialect, mb / dialect))
+    say(String(format: "  MarkdownRenderer, Qiita + highlighting   %8.3f s  %7.1f MB/s  (%.2f× raw cmark)", full, mb / full, full / rawCmark))
+    if sink == 42 { say("") }  // keeps the work observable
+    emit(.object([
+        ("bench", .string("markdown")), ("posts", .int(bodies.count)), ("bytes", .int(bytes)), ("passes", .int(args.passes)),
+        ("raw_cmark_s", .number(rawCmark)), ("plain_renderer_s", .number(plain)),
+        ("qiita_no_highlight_s", .number(dialect)), ("qiita_s", .number(full)),
+        ("qiita_mb_s", .number(mb / full)), ("raw_cmark_mb_s", .number(mb / rawCmark)),
+        ("ratio_qiita_vs_raw_cmark", .number(full / rawCmark)),
+        ("ratio_qiita_vs_plain_renderer", .number(full / plain)),
+    ]))
+}
+
+// MARK: - templates
+
+/// Template throughput two ways:
+/// - inside the pipeline: `SiteBuilder.build`'s "render" phase (view models + Mustache, all cores)
+///   over every HTML page, and its share of the in-memory build;
+/// - the `post` template alone, one thread, against a post context shaped like the theme view model
+///   (docs/themes.md), to separate the Mustache engine from view-model building.
+func benchTemplates(_ args: Arguments) {
+    var renderSeconds: [Double] = []
+    var totalSeconds: [Double] = []
+    var site: BuiltSite! = nil
+    for _ in 0..<args.passes {
+        site = buildSite(args.site)
+        let render = site.timings.first { $0.phase == "render" }?.seconds ?? .nan
+        renderSeconds.append(render)
+        totalSeconds.append(site.timings.reduce(0) { $0 + $1.seconds })
+    }
+    func median(_ values: [Double]) -> Double { let s = values.sorted(); return s[s.count / 2] }
+    let render = median(renderSeconds)
+    let total = median(totalSeconds)
+    let htmlPages = site.files.filter { $0.path.hasSuffix(".html") }.count
+    let htmlBytes = site.files.filter { $0.path.hasSuffix(".html") }.reduce(0) { $0 + $1.bytes.count }
+    let model = site.model
+
+    // The post template alone.
+    let config = model.config
+    let theme: Theme
+    do { theme = try Theme.load(siteDirectory: args.site, config: config) } catch { fail("theme: \(error)") }
+    let language = config.language
+    let tagValues: [MustacheValue] = model.tags.map { tag in
+        .object(["name": .string(tag.name), "slug": .string(tag.slug), "url": .string(config.basePath + "tags/" + tag.slug + "/"),
+                 "count": .int(tag.postIndices.count)])
+    }
+    let siteValue: MustacheValue = .object([
+        "title": .string(config.title), "description": .string(config.description), "author": .string(config.author),
+        "language": .string(language), "base_url": .string(config.baseURL), "base_path": .string(config.basePath),
+        "feed_url": .string(config.basePath + "feed.xml"), "year": .int(2026), "generator": .string("blog " + BlogVersion.current),
+    ])
+    let asset = MustacheValue.lambda(MustacheLambda(section: { path in config.basePath + "assets/" + path }))
+    var lang: [String: MustacheValue] = [:]
+    for key in ["tags", "archive", "search", "search_placeholder", "newer", "older", "previous_post", "next_post", "related", "toc",
+                "published", "updated", "minutes_suffix", "posts", "home"] {
+        lang[key] = .string(key)
+    }
+    let contexts: [MustacheValue] = model.posts.indices.map { index in
+        let post = model.posts[index]
+        let url = config.basePath + "posts/" + post.slug + "/"
+        let toc: [MustacheValue] = post.content.headings.map { .object(["level": .int($0.level), "text": .string($0.text), "id": .string($0.id)]) }
+        let related: [MustacheValue] = model.related[index].map { other in
+            .object(["title": .string(model.posts[other].title), "url": .string(config.basePath + "posts/" + model.posts[other].slug + "/"),
+                     "date_iso": .string(model.posts[other].date.iso8601), "date_display": .string(model.posts[other].date.display(language: language))])
+        }
+        var postFields: [String: MustacheValue] = [
+            "id": .string(post.id), "title": .string(post.title), "url": .string(url), "permalink": .string(config.baseURL + url.dropFirst()),
+            "date_iso": .string(post.date.iso8601), "date_display": .string(post.date.display(language: language)),
+            "summary": .string(post.summary), "reading_minutes": .int(post.readingMinutes),
+            "tags": .array(model.postTags[index].map { tagValues[$0] }), "content": .string(post.content.html),
+            "toc": .array(toc), "has_toc": .bool(toc.count >= config.tocMinHeadings), "has_updated": .bool(false),
+            "related": .array(related), "has_related": .bool(!related.isEmpty),
+        ]
+        if index > 0 { postFields["next"] = .object(["title": .string(model.posts[index - 1].title), "url": .string(url)]) }
+        if index + 1 < model.posts.count { postFields["prev"] = .object(["title": .string(model.posts[index + 1].title), "url": .string(url)]) }
+        return .object([
+            "site": siteValue, "asset": asset, "lang": .object(lang),
+            "page": .object(["kind": "post", "title": .string(post.title), "url": .string(url), "is_post": true, "og_type": "article"]),
+            "post": .object(postFields),
+        ])
+    }
+    var outBytes = 0
+    var buffer: [UInt8] = []
+    buffer.reserveCapacity(1 << 16)
+    let postOnly: Double
+    do {
+        postOnly = try medianTime(passes: args.passes) {
+            outBytes = 0
+            for context in contexts {
+                buffer.removeAll(keepingCapacity: true)
+                try theme.library.renderBytes("post", context, into: &buffer)
+                outBytes += buffer.count
+            }
+        }
+    } catch {
+        fail("rendering the post template failed: \(error)")
+    }
+    let posts = model.posts.count
+    say(String(format: "templates: %d posts, %d HTML pages (%.1f MB), median of %d passes", posts, htmlPages, Double(htmlBytes) / 1e6, args.passes))
+    say(String(format: "  render phase (view models + Mustache, all cores) %7.3f s  %8.0f pages/s  %4.1f%% of the in-memory build (%.2f s)",
+               render, Double(htmlPages) / render, 100 * render / total, total))
+    say(String(format: "  post template alone (Mustache only, 1 thread)    %7.3f s  %8.0f posts/s  %6.1f MB/s",
+               postOnly, Double(posts) / postOnly, Double(outBytes) / 1e6 / postOnly))
+    emit(.object([
+        ("bench", .string("templates")), ("posts", .int(posts)), ("html_pages", .int(htmlPages)), ("html_bytes", .int(htmlBytes)),
+        ("passes", .int(args.passes)), ("render_s", .number(render)), ("build_in_memory_s", .number(total)),
+        ("render_pages_per_s", .number(Double(htmlPages) / render)), ("render_share", .number(render / total)),
+        ("post_template_s", .number(postOnly)), ("post_template_posts_per_s", .number(Double(posts) / postOnly)),
+        ("post_template_mb_s", .number(Double(outBytes) / 1e6 / postOnly)),
+        ("timings", .object(site.timings.map { ($0.phase, JSON.number($0.seconds)) })),
+    ]))
+}
+
+// MARK: - search
+
+/// What a browser downloads for one query with the static index (docs/search-index.md, "Queries"):
+/// `search/meta.json`, the shards holding each lookup term (the last shard whose first term is ≤ the
+/// term, UTF-16 order; the last word also as a prefix, up to 2 shards), then the document-store
+/// chunks of the first 10 results. Long CJK runs look up a cover of their bigrams (every other one
+/// and the last). Results are ranked with the documented BM25F score without the phrase bonus and
+/// prefix expansions, so the doc chunks counted can differ slightly from the page's; shards cannot.
+struct StaticIndex {
+    var files: [String: [UInt8]]
+    var docs: Int
+    var docChunk: Int
+    var shardFirsts: [String]
+    var weights: [Double]
+    var k1: Double
+    var b: Double
+    var avgText: Double
+    var norms: [Double]
+
+    init?(files: [OutputFile]) {
+        var map: [String: [UInt8]] = [:]
+        for file in files where file.path.hasPrefix("search/") { map[file.path] = file.bytes }
+        guard let meta = map["search/meta.json"],
+              let object = try? JSONSerialization.jsonObject(with: Data(meta)) as? [String: Any],
+              object["format"] as? String == "blog-search",
+              let docs = (object["docs"] as? NSNumber)?.intValue, let chunk = (object["docChunk"] as? NSNumber)?.intValue,
+              let shards = object["shards"] as? [Any] else { return nil }
+        self.files = map
+        self.docs = docs
+        self.docChunk = max(1, chunk)
+        // A list of first terms (format 1), or of [first term, size] pairs (an earlier draft).
+        self.shardFirsts = shards.compactMap { ($0 as? String) ?? (($0 as? [Any])?.first as? String) }
+        self.weights = (object["weights"] as? [NSNumber])?.map(\.doubleValue) ?? [6, 4, 2.5, 1, 0.7]
+        self.k1 = (object["k1"] as? NSNumber)?.doubleValue ?? 1.2
+        self.b = (object["b"] as? NSNumber)?.doubleValue ?? 0.75
+        self.avgText = max(1, (object["avgText"] as? NSNumber)?.doubleValue ?? 1)
+        let normText = Array((object["norms"] as? String ?? "").utf8)
+        self.norms = normText.map { pow(2, Double(StaticIndex.digit[$0] ?? 0) / 4) - 1 }
+    }
+
+    func shard(for term: String) -> Int? {
+        var lo = 0, hi = shardFirsts.count - 1, found: Int? = nil
+        while lo <= hi {
+            let mid = (lo + hi) / 2
+            if term.utf16.lexicographicallyPrecedes(shardFirsts[mid].utf16) { hi = mid - 1 } else { found = mid; lo = mid + 1 }
+        }
+        return found
+    }
+
+    static let digit: [UInt8: Int] = {
+        var m: [UInt8: Int] = [:]
+        for (i, c) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8.enumerated() { m[c] = i }
+        return m
+    }()
+
+    /// doc → (field mask, body+code term frequency) for one term, or nil when the term is absent.
+    func postings(_ term: String) -> [Int: (mask: Int, tf: Int)]? {
+        guard let s = shard(for: term), let bytes = files["search/shards/\(s).json"],
+              let entries = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [[Any]] else { return nil }
+        guard let entry = entries.first(where: { $0.first as? String == term }), entry.count > 1,
+              let encoded = entry[1] as? String else { return nil }
+        let digits = Array(encoded.utf8).map { StaticIndex.digit[$0] ?? 0 }
+        var i = 0
+        func varint() -> Int {
+            var value = 0, shift = 0
+            while i < digits.count {
+                let d = digits[i]; i += 1
+                value |= (d & 31) << shift
+                shift += 5
+                if d & 32 == 0 { break }
+            }
+            return value
+        }
+        var result: [Int: (Int, Int)] = [:]
+        var doc = -1
+        while i < digits.count {
+            doc += varint() + 1
+            let value = varint()
+            i += 1  // position residues
+            let mask = value & 31
+            let tf = (mask & 0b11000) != 0 ? (value >> 5) + 1 : 0
+            result[doc] = (mask, tf)
+        }
+        return result
+    }
+
+    struct QueryCost {
+        var query: String
+        var terms: [String]
+        var files: [String]
+        var bytes: Int
+        var hits: Int
+    }
+
+    static func isCJK(_ word: Substring) -> Bool {
+        word.unicodeScalars.allSatisfy { $0.value >= 0x3000 }
+    }
+
+    func cost(of query: String, topResults: Int = 10) -> QueryCost {
+        var lookups: [String] = []
+        for word in query.split(separator: " ") {
+            if word.hasPrefix("tag:") {
+                lookups.append("#" + SearchTokenizer.normalizeTag(String(word.dropFirst(4))))
+                continue
+            }
+            let terms = SearchTokenizer.queryTerms(String(word))
+            if StaticIndex.isCJK(word), terms.count > 2 {
+                var cover = stride(from: 0, to: terms.count, by: 2).map { terms[$0] }
+                if terms.count % 2 == 0 { cover.append(terms[terms.count - 1]) }
+                lookups.append(contentsOf: cover)
+            } else {
+                lookups.append(contentsOf: terms)
+            }
+        }
+        var unique: [String] = []
+        for t in lookups where !unique.contains(t) { unique.append(t) }
+        var fetched = ["search/meta.json"]
+        func fetch(_ shard: Int) {
+            let path = "search/shards/\(shard).json"
+            if !fetched.contains(path) { fetched.append(path) }
+        }
+        var postingLists: [[Int: (mask: Int, tf: Int)]] = []
+        for term in unique {
+            if let s = shard(for: term) { fetch(s) }
+            postingLists.append(postings(term) ?? [:])
+        }
+        // The last word also matches as a prefix: the shards from its own to the one holding term + U+FFFF, at most 2.
+        if let last = unique.last, !last.hasPrefix("#"), !query.hasSuffix(" "), last.count >= 2,
+           let from = shard(for: last), let to = shard(for: last + "\u{FFFF}"), to > from {
+            fetch(from + 1)
+        }
+        // AND of all lookups, BM25F as documented (without the phrase bonus).
+        var scores: [Int: Double] = [:]
+        if let first = postingLists.first {
+            for doc in first.keys where postingLists.allSatisfy({ $0[doc] != nil }) {
+                var score = 0.0
+                let length = doc < norms.count ? norms[doc] : avgText
+                for list in postingLists {
+                    let df = Double(list.count)
+                    let idf = log(1 + (Double(docs) - df + 0.5) / (df + 0.5))
+                    let p = list[doc]!
+                    var wtf = 0.0
+                    for field in 0..<3 where p.mask & (1 << field) != 0 { wtf += weights[field] }
+                    if p.tf > 0 {
+                        let weight = p.mask & 8 != 0 ? weights[3] : weights[4]
+                        wtf += weight * Double(p.tf) / (1 - b + b * length / avgText)
+                    }
+                    score += idf * wtf * (k1 + 1) / (wtf + k1)
+                }
+                scores[doc] = score
+            }
+        }
+        let top = scores.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.prefix(topResults)
+        var chunks: [Int] = []
+        for (doc, _) in top where !chunks.contains(doc / docChunk) { chunks.append(doc / docChunk) }
+        for chunk in chunks.sorted() { fetched.append("search/docs-\(chunk).json") }
+        let bytes = fetched.reduce(0) { $0 + (files[$1]?.count ?? 0) }
+        return QueryCost(query: query, terms: unique, files: fetched, bytes: bytes, hits: scores.count)
+    }
+}
+
+let defaultQueries = ["Swift", "URLSession", "非同期処理", "JSONDecoder decode", "データ 保存", "パフォーマンス改善", "SwiftUI 通知", "tag:Swift 通知"]
+
+func benchSearch(_ args: Arguments) {
+    let site = buildSite(args.site)
+    let searchFiles = site.files.filter { $0.path.hasPrefix("search/") }
+    guard !searchFiles.isEmpty else {
+        say("search: this build writes no search/ folder; skipped")
+        emit(.object([("bench", .string("search")), ("skipped", .string("no search index in the build output"))]))
+        return
+    }
+    let total = searchFiles.reduce(0) { $0 + $1.bytes.count }
+    guard let index = StaticIndex(files: site.files) else {
+        say("search: search/meta.json is missing or not in the blog-search format this bench reads; only the size is reported")
+        emit(.object([("bench", .string("search")), ("index_bytes", .int(total)), ("index_files", .int(searchFiles.count)),
+                      ("skipped", .string("unknown index format"))]))
+        return
+    }
+    let queries = args.queries.isEmpty ? defaultQueries : args.queries
+    let costs = queries.map { index.cost(of: $0) }
+    let shardCount = index.shardFirsts.count
+    let metaBytes = index.files["search/meta.json"]?.count ?? 0
+    say(String(format: "search: %d posts, index %.2f MB in %d files (meta.json %.1f KB, %d shards)",
+               index.docs, Double(total) / 1e6, searchFiles.count, Double(metaBytes) / 1e3, shardCount))
+    for c in costs {
+        say(String(format: "  %-22@ %5d hits  %2d files  %8.1f KB fetched", c.query as NSString, c.hits, c.files.count, Double(c.bytes) / 1e3))
+    }
+    emit(.object([
+        ("bench", .string("search")), ("posts", .int(index.docs)), ("index_bytes", .int(total)), ("index_files", .int(searchFiles.count)),
+        ("meta_bytes", .int(metaBytes)), ("shards", .int(shardCount)),
+        ("queries", .array(costs.map { c in
+            .object([("query", .string(c.query)), ("terms", .array(c.terms.map { .string($0) })), ("hits", .int(c.hits)),
+                     ("files", .array(c.files.map { .string($0) })), ("bytes", .int(c.bytes))])
+        })),
+    ]))
+}
+
+// MARK: - main
+
+let arguments = Arguments(Array(CommandLine.arguments.dropFirst()))
+switch arguments.command {
+case "markdown": benchMarkdown(arguments)
+case "templates": benchTemplates(arguments)
+case "search": benchSearch(arguments)
+default: fail("unknown benchmark '\(arguments.command)'; use markdown, templates or search", code: 64)
+}
