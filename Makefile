@@ -33,7 +33,7 @@ test: test-deps
 swift-test: deps
 	$(SWIFT) test
 
-bench: deps
+bench: deps test-deps
 	@scripts/install-deps.sh bench
 	scripts/bench.sh
 

@@ -66,6 +66,15 @@ for n in "${sizes[@]}"; do
   corpus_args+=(--corpus "$n=$root/$dir")
 done
 
-exec python3 scripts/bench/run.py --blog "$bin/blog" --bench "$bin/blog-bench" "${corpus_args[@]}" \
+python3 scripts/bench/run.py --blog "$bin/blog" --bench "$bin/blog-bench" "${corpus_args[@]}" \
   --runs "$runs" --json .bench/results.json --command "$command_line" --work "$root/.bench" \
   ${extra[@]+"${extra[@]}"}
+
+# Search in a real browser on the largest site built above (needs the test venv and Chromium).
+largest=${sizes[${#sizes[@]}-1]}
+if [ -x .venv/bin/python ] && [ -d ".bench/out-$largest/search" ]; then
+  echo "== search in the browser, $largest posts"
+  .venv/bin/python scripts/bench/search_browser.py ".bench/out-$largest" --json .bench/search-browser.json
+else
+  echo "search in the browser: skipped (run 'make test-deps' for the venv with selenium)"
+fi
