@@ -86,9 +86,41 @@ public struct OutputWriter {
         return paths
     }
 
-    /// Writes `files` (paths relative to the output folder) and returns what changed.
+    /// Whether the output folder holds exactly what a build with `stamp`'s inputs wrote, untouched
+    /// since, with no future post due yet.
+    public func isUpToDate(_ stamp: BuildStamp, now: Date = Date()) -> Bool {
+        guard let text = try? String(contentsOfFile: output.appendingPathComponent(OutputWriter.manifestName).path, encoding: .utf8) else { return false }
+        var inputs: String?
+        var outputs: String?
+        var due: Int64?
+        var paths: [String] = []
+        for line in text.split(separator: "\n") {
+            if line.hasPrefix("# inputs ") { inputs = String(line.dropFirst(9)) }
+            else if line.hasPrefix("# outputs ") { outputs = String(line.dropFirst(10)) }
+            else if line.hasPrefix("# due ") { due = Int64(line.dropFirst(6)) }
+            else if !line.hasPrefix("#") { paths.append(String(line)) }
+        }
+        guard let inputs, inputs == stamp.inputs, let outputs else { return false }
+        if let due, Int64(now.timeIntervalSince1970) >= due { return false }
+        return BuildStamp.outputs(root: output.path, paths: paths) == outputs
+    }
+
+    /// Writes `files` (paths relative to the output folder) and returns what changed. With a
+    /// `stamp`, the manifest also records what the build was made from (see `isUpToDate`).
     @discardableResult
-    public func write(_ files: [OutputFile]) throws -> Summary {
+    public func write(_ files: [OutputFile], stamp: BuildStamp? = nil) throws -> Summary {
+        let summary = try writeFiles(files)
+        if let stamp {
+            let paths = files.map(\.path).sorted()
+            var extra = ["# inputs \(stamp.inputs)"]
+            if let due = stamp.due { extra.append("# due \(due)") }
+            extra.append("# outputs \(BuildStamp.outputs(root: output.path, paths: paths))")
+            try writeManifest(Set(paths), root: output.path, location: SourceLocation(file: output.path), extra: extra)
+        }
+        return summary
+    }
+
+    func writeFiles(_ files: [OutputFile]) throws -> Summary {
         try validate()
         let location = SourceLocation(file: output.path)
         var newPaths = Set<String>()
@@ -196,8 +228,8 @@ public struct OutputWriter {
         return Summary(written: toWrite.count, unchanged: files.count - toWrite.count, removed: stale.count)
     }
 
-    func writeManifest(_ paths: Set<String>, root: String, location: SourceLocation) throws {
-        let manifest = ([OutputWriter.manifestHeader] + paths.sorted()).joined(separator: "\n") + "\n"
+    func writeManifest(_ paths: Set<String>, root: String, location: SourceLocation, extra: [String] = []) throws {
+        let manifest = ([OutputWriter.manifestHeader] + extra + paths.sorted()).joined(separator: "\n") + "\n"
         let target = root + "/" + OutputWriter.manifestName
         guard OutputWriter.writeBytes(Array(manifest.utf8), toPath: target + ".tmp"), rename(target + ".tmp", target) == 0 else {
             throw Diagnostic.error("cannot write the manifest: \(String(cString: strerror(errno)))", at: location)

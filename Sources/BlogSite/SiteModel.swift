@@ -35,6 +35,8 @@ public struct SiteModel: Sendable {
     public var related: [[Int]]
     /// For each post: its tags as indices into `tags`.
     public var postTags: [[Int]]
+    /// When the earliest post left out for being dated in the future becomes due (seconds since 1970).
+    public var nextDue: Int64? = nil
 
     public struct Options: Sendable {
         public var includeDrafts = false
@@ -57,6 +59,8 @@ public struct SiteModel: Sendable {
         var posts = content.posts.filter { post in
             (options.includeDrafts || !post.draft) && (options.includeFuture || post.date.epochSeconds <= nowSeconds)
         }
+        let due = content.posts.filter { (options.includeDrafts || !$0.draft) && !options.includeFuture && $0.date.epochSeconds > nowSeconds }
+            .map(\.date.epochSeconds).min()
         posts.sort { a, b in
             if a.date.epochSeconds != b.date.epochSeconds { return a.date.epochSeconds > b.date.epochSeconds }
             return a.sourcePath < b.sourcePath
@@ -141,7 +145,7 @@ public struct SiteModel: Sendable {
             related = relatedPosts(postTags: postTags, tags: tags)
         }
         return SiteModel(config: config, posts: posts, pages: pages, tags: tags, years: years, months: months,
-                         related: related, postTags: postTags)
+                         related: related, postTags: postTags, nextDue: due)
     }
 
     /// Up to 5 posts sharing the most tags; ties go to rarer shared tags, then to the post nearest

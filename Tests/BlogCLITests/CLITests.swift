@@ -70,7 +70,21 @@ final class CLITests: XCTestCase {
         XCTAssertNotNil(read("out/posts/a-post/index.html"))
         XCTAssertNotNil(read("out/.blog-manifest"))
         let again = run(["build", "--output", "out"])
-        XCTAssertTrue(again.out.contains(" 0 written, "), "a second build rewrites nothing: \(again.out)")
+        XCTAssertTrue(again.out.hasPrefix("Up to date: nothing changed since the last build"), again.out)
+        let forced = run(["build", "--output", "out", "--force"])
+        XCTAssertTrue(forced.out.contains(" 0 written, "), "a forced build rewrites nothing: \(forced.out)")
+        // Any change to the inputs, or to the options, builds again.
+        try write("content/posts/a.md", "---\ntitle: A post\ndate: 2020-01-01\ntags: [x]\n---\nHello again\n")
+        XCTAssertTrue(run(["build", "--output", "out"]).out.hasPrefix("Built "))
+        XCTAssertEqual(read("out/posts/a-post/index.html")?.contains("Hello again"), true)
+        XCTAssertTrue(run(["build", "--output", "out", "--drafts"]).out.hasPrefix("Built "))
+        XCTAssertTrue(run(["build", "--output", "out", "--drafts"]).out.hasPrefix("Up to date"))
+        try write("static/new.txt", "n")
+        XCTAssertTrue(run(["build", "--output", "out", "--drafts"]).out.hasPrefix("Built "))
+        // A hand-edited output file is put back.
+        try write("out/posts/a-post/index.html", "tampered")
+        XCTAssertTrue(run(["build", "--output", "out", "--drafts"]).out.hasPrefix("Built "))
+        XCTAssertNotEqual(read("out/posts/a-post/index.html"), "tampered")
     }
 
     func testBrokenContentLeavesThePreviousOutputUntouched() throws {

@@ -90,3 +90,29 @@ final class OutputWriterFailureTests: XCTestCase {
                        "the first file's temporary copy was removed")
     }
 }
+
+final class BuildStampTests: XCTestCase {
+    func testUpToDateNeedsSameInputsUntouchedOutputAndNoDuePost() throws {
+        let root = try Fixtures.temporaryDirectory()
+        let output = root.appendingPathComponent("public")
+        let writer = OutputWriter(output: output, source: root.appendingPathComponent("site"))
+        XCTAssertFalse(writer.isUpToDate(BuildStamp(inputs: "abc")), "no output yet")
+        let due = Date(timeIntervalSince1970: 2_000_000_000)
+        try writer.write([OutputFile(path: "index.html", bytes: Array("x".utf8))], stamp: BuildStamp(inputs: "abc", due: 2_000_000_000))
+        XCTAssertTrue(writer.isUpToDate(BuildStamp(inputs: "abc"), now: due.addingTimeInterval(-1)))
+        XCTAssertFalse(writer.isUpToDate(BuildStamp(inputs: "abd"), now: due.addingTimeInterval(-1)), "other inputs")
+        XCTAssertFalse(writer.isUpToDate(BuildStamp(inputs: "abc"), now: due), "a future post became due")
+        try "changed".write(to: output.appendingPathComponent("index.html"), atomically: true, encoding: .utf8)
+        XCTAssertFalse(writer.isUpToDate(BuildStamp(inputs: "abc"), now: due.addingTimeInterval(-1)), "the output was edited")
+    }
+
+    func testInputsFollowEveryFileAndOption() throws {
+        let site = try Fixtures.copy("basic")
+        let options = BuildOptions(siteDirectory: site)
+        let first = BuildStamp.inputs(for: options)
+        XCTAssertEqual(BuildStamp.inputs(for: options), first, "stable")
+        XCTAssertNotEqual(BuildStamp.inputs(for: BuildOptions(siteDirectory: site, includeDrafts: true)), first)
+        try "x".write(to: site.appendingPathComponent("layouts/new.mustache"), atomically: true, encoding: .utf8)
+        XCTAssertNotEqual(BuildStamp.inputs(for: options), first, "a new template")
+    }
+}

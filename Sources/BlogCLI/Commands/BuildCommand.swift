@@ -8,7 +8,9 @@ enum BuildCommand: BlogCommand {
     static let discussion = """
     Reads blog.yml, content/, static/, layouts/ and themes/ from the source folder and writes the
     site to the output folder. Nothing is written when any file has an error: the previous output
-    stays as it was. Only files whose bytes changed are rewritten.
+    stays as it was. Only files whose bytes changed are rewritten. When nothing under blog.yml,
+    content/, static/, themes/ and layouts/ changed since the last build (and the output folder is
+    as that build left it), the build stops at once with "Up to date"; --force builds anyway.
     """
     static let options: [OptionSpec] = [
         .value("source", "DIR", short: "s", "The site folder (default: the current folder)."),
@@ -18,6 +20,7 @@ enum BuildCommand: BlogCommand {
         .value("base-url", "URL", "Override base_url from blog.yml (e.g. https://user.github.io/archive/)."),
         .flag("quiet", short: "q", "Print errors only."),
         .flag("timings", "Print the time each build phase took."),
+        .flag("force", short: "f", "Build even when nothing changed since the last build."),
     ]
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> Int32 {
@@ -30,14 +33,23 @@ enum BuildCommand: BlogCommand {
         try checkSiteFolder(source)
         let writer = OutputWriter(output: output, source: source)
         try writer.validate()
-        let site = try SiteBuilder.build(BuildOptions(siteDirectory: source, includeDrafts: arguments.flag("drafts"),
-                                                      includeFuture: arguments.flag("future"), baseURL: arguments.value("base-url")),
-                                         console: context.console)
+        let options = BuildOptions(siteDirectory: source, includeDrafts: arguments.flag("drafts"),
+                                   includeFuture: arguments.flag("future"), baseURL: arguments.value("base-url"))
+        var stamp = BuildStamp(inputs: BuildStamp.inputs(for: options))
+        if !arguments.flag("force") && writer.isUpToDate(stamp) {
+            if !arguments.flag("quiet") {
+                context.console.print(String(format: "Up to date: nothing changed since the last build of %@ (checked in %.2f s; --force builds anyway)",
+                                             output.path, Date().timeIntervalSince(started)))
+            }
+            return ExitCode.success
+        }
+        let site = try SiteBuilder.build(options, console: context.console)
+        stamp.due = site.model.nextDue
         if !arguments.flag("quiet") {
             for warning in site.warnings { context.console.report(warning) }
         }
         let writeStarted = Date()
-        let summary = try writer.write(site.files)
+        let summary = try writer.write(site.files, stamp: stamp)
         let seconds = Date().timeIntervalSince(started)
         if arguments.flag("timings") {
             for (phase, duration) in site.timings {

@@ -1,0 +1,90 @@
+import BlogCore
+import DefaultTheme
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a build was made from, so that `blog build` can tell that nothing changed since the last
+/// build and stop in milliseconds instead of building the same site again (like `make`).
+///
+/// The inputs are every file under blog.yml, content/, static/, themes/ and layouts/ (path, size,
+/// modification time, inode), the build options, blog's version and its built-in theme. The last
+/// build's output must also be as it was left (every listed file with the same size, time and
+/// inode), and no post left out for being in the future may have become due since.
+public struct BuildStamp: Sendable, Equatable {
+    public var inputs: String
+    /// When the earliest future post becomes due (seconds since 1970), if any was left out.
+    public var due: Int64?
+
+    public init(inputs: String, due: Int64? = nil) {
+        self.inputs = inputs
+        self.due = due
+    }
+
+    /// The fingerprint of the inputs of a build with these options.
+    public static func inputs(for options: BuildOptions) -> String {
+        var hash = FNVStream()
+        hash.add("blog \(BlogVersion.current)\n")
+        hash.add("drafts=\(options.includeDrafts) future=\(options.includeFuture) base=\(options.baseURL ?? "-") hashed=\(options.hashAssetNames)\n")
+        hash.add(String(defaultThemeHash, radix: 16))
+        let root = options.siteDirectory.standardizedFileURL.path
+        for name in ["blog.yml", "content", "static", "themes", "layouts"] {
+            walk(root + "/" + name, relative: name, into: &hash)
+        }
+        return String(hash.value, radix: 16)
+    }
+
+    static let defaultThemeHash: UInt64 = {
+        var hash = FNVStream()
+        for path in DefaultTheme.files.keys.sorted() {
+            hash.add(path)
+            hash.add(DefaultTheme.files[path]!)
+        }
+        return hash.value
+    }()
+
+    static func walk(_ path: String, relative: String, into hash: inout FNVStream) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        hash.add("\(relative)\u{0}\(info.st_size)\u{0}\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)\u{0}\(info.st_ino)\u{0}\(info.st_mode)\n")
+        guard (info.st_mode & S_IFMT) == S_IFDIR, let directory = opendir(path) else { return }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        closedir(directory)
+        for name in names.sorted() {
+            walk(path + "/" + name, relative: relative + "/" + name, into: &hash)
+        }
+    }
+
+    /// The fingerprint of the files a build left in the output folder.
+    static func outputs(root: String, paths: [String]) -> String {
+        var hash = FNVStream()
+        for path in paths {
+            var info = stat()
+            if lstat(root + "/" + path, &info) == 0 {
+                hash.add("\(path)\u{0}\(info.st_size)\u{0}\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)\u{0}\(info.st_ino)\n")
+            } else {
+                hash.add("\(path)\u{0}missing\n")
+            }
+        }
+        return String(hash.value, radix: 16)
+    }
+}
+
+/// FNV-1a over a stream of bytes.
+struct FNVStream {
+    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    mutating func add(_ bytes: some Sequence<UInt8>) {
+        for byte in bytes {
+            value ^= UInt64(byte)
+            value = value &* 0x100_0000_01b3
+        }
+    }
+
+    mutating func add(_ text: String) { add(text.utf8) }
+}
