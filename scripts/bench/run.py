@@ -110,7 +110,14 @@ def bench_blog(blog, corpus, out, runs):
         rebuild.append(r)
         log(f"    blog no-change rebuild {i + 1}/{runs}: {r['wall_s']:.2f} s wall")
     result["rebuild"] = summarize(rebuild)
-    result["rebuild"]["phases_s"] = {n: statistics.median(parse_phases(r["stderr"]).get(n, 0.0) for r in rebuild) for n in names}
+    # The same with --force: the whole pipeline again, writing only what changed (nothing).
+    forced = []
+    for i in range(runs):
+        r = timed([blog, "build", "--source", corpus, "--output", out, "--quiet", "--timings", "--force"])
+        forced.append(r)
+        log(f"    blog forced no-change rebuild {i + 1}/{runs}: {r['wall_s']:.2f} s wall")
+    result["forced_rebuild"] = summarize(forced)
+    result["rebuild"]["phases_s"] = {n: statistics.median(parse_phases(r["stderr"]).get(n, 0.0) for r in forced) for n in names}
     return result
 
 
@@ -231,6 +238,7 @@ def readable_table(results):
     row("pages/s (wall)", lambda s: s["blog"]["full"]["pages_per_s"], lambda s: s["hugo"]["full"]["pages_per_s"], ".0f")
     row("runs (median of)", lambda s: s["blog"]["full"]["runs"], lambda s: s["hugo"]["full"]["runs"], "d", show_ratio=False)
     row("no-change rebuild, wall (s)", lambda s: s["blog"]["rebuild"]["wall_s"], lambda s: None, ".2f", show_ratio=False)
+    row("  same with --force (s)", lambda s: s["blog"].get("forced_rebuild", {}).get("wall_s"), lambda s: None, ".2f", show_ratio=False)
     row("output size (MB)", lambda s: (s["blog"]["output_bytes"] or 0) / 1e6, lambda s: (s["hugo"]["output_bytes"] or 0) / 1e6, ".1f", show_ratio=False)
     row("search index (KB)", lambda s: None if s["blog"]["search_index_bytes"] is None else s["blog"]["search_index_bytes"] / 1e3,
         lambda s: None, ".0f", show_ratio=False)
@@ -249,7 +257,7 @@ def readable_table(results):
     out = "\n".join(lines)
 
     # Per-phase timings.
-    out += "\n\nblog build phases (ms, median; full build / no-change rebuild):\n"
+    out += "\n\nblog build phases (ms, median; full build / no-change rebuild with --force):\n"
     for s in sizes:
         phases = s["blog"]["phases_s"]
         rebuild = s["blog"]["rebuild"].get("phases_s", {})
@@ -298,13 +306,15 @@ def markdown_table(results):
     lines = [f"Measured {results['date']} on {m['nproc']} cores ({m['cpu']}), `{results['command']}`, "
              f"median of {results['runs']} run{'s' if results['runs'] != 1 else ''}{fewer_runs_note(results)}; "
              f"{hugo_note(results['hugo_version'])}.", ""]
-    lines.append("| posts | blog build | CPU | peak RSS | pages/s | no-change rebuild | search index | Hugo build | Hugo / blog |")
-    lines.append("|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+    lines.append("| posts | blog build | CPU | peak RSS | pages/s | no-change rebuild | with --force | search index | Hugo build | Hugo / blog |")
+    lines.append("|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
     for s in results["sizes"]:
         b = s["blog"]
         h = s.get("hugo") if s.get("hugo") and "full" in s["hugo"] else None
         index = b["search_index_bytes"]
-        lines.append("| {posts} | {wall:.2f} s | {cpu:.2f} s | {rss:.0f} MB | {pps:,.0f} | {rebuild:.2f} s | {index} | {hugo} | {ratio} |".format(
+        forced = b.get("forced_rebuild", {}).get("wall_s")
+        lines.append("| {posts} | {wall:.2f} s | {cpu:.2f} s | {rss:.0f} MB | {pps:,.0f} | {rebuild:.2f} s | {forced} | {index} | {hugo} | {ratio} |".format(
+            forced="–" if forced is None else f"{forced:.2f} s",
             posts=size_label(s["posts"]), wall=b["full"]["wall_s"], cpu=b["full"]["cpu_s"], rss=b["full"]["rss_mb"],
             pps=b["full"]["pages_per_s"], rebuild=b["rebuild"]["wall_s"],
             index="–" if index is None else f"{index / 1e6:.2f} MB",
