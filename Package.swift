@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "BlogCLI", dependencies: ["BlogCore", "BlogContent", "BlogSite", "BlogServer", "BlogImport", "DefaultTheme"]),
         .executableTarget(name: "blog", dependencies: ["BlogCLI"]),
         // Micro-benchmarks for `make bench` (Markdown vs plain cmark, template throughput, search queries).
-        .executableTarget(name: "blog-bench", dependencies: ["CCmark", "BlogCore", "BlogMarkdown", "BlogMustache", "BlogContent", "BlogSearch", "BlogSite"]),
+        .executableTarget(name: "blog-bench", dependencies: ["CCmark", "BlogCore", "BlogMarkdown", "BlogMustache", "BlogContent", "BlogSearch", "BlogSite", "BlogServer"]),
 
         .testTarget(name: "BlogCoreTests", dependencies: ["BlogCore"]),
         .testTarget(name: "BlogYAMLTests", dependencies: ["BlogYAML"]),

@@ -12,6 +12,7 @@ import BlogMarkdown
 import BlogMustache
 import BlogSearch
 import BlogSite
+import BlogServer
 import CCmark
 import Foundation
 #if canImport(Glibc)
@@ -93,7 +94,7 @@ struct Arguments {
     var queries: [String] = []
 
     init(_ argv: [String]) {
-        let usage = "usage: blog-bench <markdown|templates|search> SITE_DIR [--passes N] [--query Q]..."
+        let usage = "usage: blog-bench <markdown|templates|search|http> SITE_DIR [--passes N] [--query Q]..."
         var positionals: [String] = []
         var i = 0
         while i < argv.count {
@@ -500,6 +501,40 @@ func benchSearch(_ args: Arguments) {
     ]))
 }
 
+// MARK: - http
+
+/// Requests per second of `blog serve`'s server (in memory, loopback, 4 client threads) for a small
+/// file and for the home page.
+func benchHTTP(_ args: Arguments) {
+    let site = buildSite(args.site)
+    var files: [String: [UInt8]] = [:]
+    for file in site.files { files[file.path] = file.bytes }
+    let store = SiteStore()
+    store.publish(SiteSnapshot(files: files))
+    let server: PreviewServer
+    do {
+        server = try PreviewServer(options: ServerOptions(port: 0), store: store)
+        try server.start()
+    } catch {
+        fail("server: \(error)")
+    }
+    defer { server.stop() }
+    var rows: [(String, BenchmarkResult, Int)] = []
+    for path in ["/robots.txt", "/"] {
+        _ = HTTPBenchmark.run(port: server.port, path: path, connections: 4, duration: 0.3)
+        let result = HTTPBenchmark.run(port: server.port, path: path, connections: 4, duration: 2.0)
+        let size = files[path == "/" ? "index.html" : String(path.dropFirst())]?.count ?? 0
+        rows.append((path, result, size))
+        say(String(format: "    http %-12@ %6d B  %8.0f requests/s  (%d requests, %d failed, 4 connections, keep-alive)",
+                   path as NSString, size, result.requestsPerSecond, result.requests, result.failures))
+    }
+    emit(.object([("bench", .string("http")),
+                  ("results", .array(rows.map { row in
+                      .object([("path", .string(row.0)), ("bytes", .int(row.2)), ("requests_per_s", .number(row.1.requestsPerSecond)),
+                               ("requests", .int(row.1.requests)), ("failures", .int(row.1.failures))])
+                  }))]))
+}
+
 // MARK: - main
 
 let arguments = Arguments(Array(CommandLine.arguments.dropFirst()))
@@ -507,5 +542,6 @@ switch arguments.command {
 case "markdown": benchMarkdown(arguments)
 case "templates": benchTemplates(arguments)
 case "search": benchSearch(arguments)
-default: fail("unknown benchmark '\(arguments.command)'; use markdown, templates or search", code: 64)
+case "http": benchHTTP(arguments)
+default: fail("unknown benchmark '\(arguments.command)'; use markdown, templates, search or http", code: 64)
 }

@@ -251,6 +251,14 @@ def readable_table(results):
     row("serve reload latency (ms)", lambda s: None if "median_s" not in s.get("serve", {}) else 1000 * s["serve"]["median_s"],
         lambda s: None, ".0f", show_ratio=False)
 
+    def http_rps(s, path):
+        for r in (s.get("http") or {}).get("results", []):
+            if r["path"] == path:
+                return r["requests_per_s"]
+        return None
+    row("serve: requests/s, /robots.txt", lambda s: http_rps(s, "/robots.txt"), lambda s: None, ".0f", show_ratio=False)
+    row("serve: requests/s, home page", lambda s: http_rps(s, "/"), lambda s: None, ".0f", show_ratio=False)
+
     widths = [max(width(r[i]) for r in [head] + rows) for i in range(len(head))]
     lines = ["  ".join(pad(c, widths[i], right=i > 0) for i, c in enumerate(r)) for r in [head] + rows]
     lines.insert(1, "-" * len(lines[0]))
@@ -380,6 +388,7 @@ def main():
             entry["markdown"] = blog_bench(args.bench, "markdown", corpus, args.runs)
             entry["templates"] = blog_bench(args.bench, "templates", corpus, args.runs if n <= 1000 else 1)
             entry["search"] = blog_bench(args.bench, "search", corpus, 1)
+            entry["http"] = blog_bench(args.bench, "http", corpus, 1)
             if "queries" in entry["search"]:
                 # gzip sizes of the same files as written to disk by the full build (what a CDN would send).
                 import gzip
