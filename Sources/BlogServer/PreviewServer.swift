@@ -403,17 +403,6 @@ final class ServerCore {
 
 /// Percent-encodes one path segment for a `Location` header.
 func percentEncodeSegment(_ segment: String) -> String {
-    var out = ""
-    for byte in segment.utf8 {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-             UInt8(ascii: "~"):
-            out.unicodeScalars.append(Unicode.Scalar(byte))
-        default:
-            let hex = String(byte, radix: 16, uppercase: true)
-            out += "%" + (hex.count == 1 ? "0" + hex : hex)
-        }
-    }
-    return out
+    // Segments never hold `/` (an encoded one is refused when the path is parsed).
+    Slug.percentEncodePath(segment)
 }
