@@ -112,6 +112,7 @@ final class BuildStampTests: XCTestCase {
         let first = BuildStamp.inputs(for: options)
         XCTAssertEqual(BuildStamp.inputs(for: options), first, "stable")
         XCTAssertNotEqual(BuildStamp.inputs(for: BuildOptions(siteDirectory: site, includeDrafts: true)), first)
+        try FileManager.default.createDirectory(at: site.appendingPathComponent("layouts"), withIntermediateDirectories: true)
         try "x".write(to: site.appendingPathComponent("layouts/new.mustache"), atomically: true, encoding: .utf8)
         XCTAssertNotEqual(BuildStamp.inputs(for: options), first, "a new template")
     }
