@@ -1,3 +1,4 @@
+import BlogCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -74,50 +75,16 @@ func monotonicNow() -> Double {
 }
 
 enum JSON {
-    /// A JSON string literal, safe to embed in HTML too (`<`, `>`, `&`, U+2028/9 escaped).
-    static func string(_ text: String) -> String {
-        var out = "\""
-        out.reserveCapacity(text.utf8.count + 2)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "<", ">", "&", "\u{2028}", "\u{2029}":
-                out += unicodeEscape(scalar.value)
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
-                    out += unicodeEscape(scalar.value)
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        out += "\""
-        return out
-    }
-
+    /// A JSON array of strings (BlogCore's writer escapes quotes, controls and `< > &`).
     static func array(_ items: [String]) -> String {
-        "[" + items.map(string).joined(separator: ",") + "]"
-    }
-
-    private static func unicodeEscape(_ value: UInt32) -> String {
-        let hex = String(value, radix: 16)
-        return "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+        var writer = JSONWriter()
+        writer.beginArray()
+        for item in items { writer.string(item) }
+        writer.endArray()
+        return String(decoding: writer.bytes, as: UTF8.self)
     }
 }
 
-/// FNV-1a, 64 bit: a fast content hash for strong ETags.
-func fnv1a64(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-    var hash: UInt64 = 0xcbf29ce484222325
-    for byte in bytes {
-        hash ^= UInt64(byte)
-        hash = hash &* 0x100000001b3
-    }
-    return hash
-}
 
 /// A strong entity tag for the given bytes: `"<hash>-<length>"`.
 func strongETag(_ bytes: UnsafeRawBufferPointer) -> String {
