@@ -109,123 +109,177 @@ public struct OutputWriter {
     /// `stamp`, the manifest also records what the build was made from (see `isUpToDate`).
     @discardableResult
     public func write(_ files: [OutputFile], stamp: BuildStamp? = nil) throws -> Summary {
-        let summary = try writeFiles(files)
-        if let stamp {
-            let paths = files.map(\.path).sorted()
-            var extra = ["# inputs \(stamp.inputs)"]
-            if let due = stamp.due { extra.append("# due \(due)") }
-            extra.append("# outputs \(BuildStamp.outputs(root: output.path, paths: paths))")
-            try writeManifest(Set(paths), root: output.path, location: SourceLocation(file: output.path), extra: extra)
+        let transaction = try begin()
+        do {
+            try transaction.add(files)
+            return try transaction.commit(stamp: stamp)
+        } catch {
+            transaction.abort()
+            throw error
         }
-        return summary
     }
 
-    func writeFiles(_ files: [OutputFile]) throws -> Summary {
+    /// Starts writing a site whose files arrive in batches (so a build need not hold them all).
+    /// Nothing is visible in the output folder until `commit`; `abort` removes what was staged.
+    public func begin() throws -> Transaction {
         try validate()
-        let location = SourceLocation(file: output.path)
-        var newPaths = Set<String>()
-        for file in files {
-            guard OutputWriter.isSafeRelativePath(file.path) else {
-                throw Diagnostic.error("refusing to write outside the output folder: \(file.path)", at: location)
-            }
-            newPaths.insert(file.path)
-        }
         let exists = FileManager.default.fileExists(atPath: output.path)
         let entries = exists ? try FileManager.default.contentsOfDirectory(atPath: output.path) : []
-        if !entries.isEmpty {
-            return try update(files, newPaths: newPaths, location: location)
-        }
-        return try writeFresh(files, newPaths: newPaths, exists: exists, location: location)
+        return try Transaction(writer: self, fresh: entries.isEmpty, outputExists: exists)
     }
 
-    /// First build: everything into a staging folder, then one rename.
-    func writeFresh(_ files: [OutputFile], newPaths: Set<String>, exists: Bool, location: SourceLocation) throws -> Summary {
-        let fm = FileManager.default
-        let parent = output.deletingLastPathComponent()
-        let staging = parent.appendingPathComponent(".\(output.lastPathComponent).blog-staging-\(getpid())")
-        do {
-            try fm.createDirectory(at: parent, withIntermediateDirectories: true)
-        } catch {
-            throw Diagnostic.error("cannot create the folder \(parent.path): \(error.localizedDescription)", at: location)
-        }
-        if fm.fileExists(atPath: staging.path) { try? fm.removeItem(at: staging) }
-        do {
-            guard mkdir(staging.path, 0o755) == 0 else {
-                throw Diagnostic.error("cannot create \(staging.path): \(String(cString: strerror(errno)))", at: location)
-            }
-            try OutputWriter.makeDirectories(for: newPaths, under: staging.path, location: location)
-            try OutputWriter.writeAll(files, root: staging.path, suffix: "", location: location)
-            try writeManifest(newPaths, root: staging.path, location: location)
-            if exists { rmdir(output.path) }
-            guard rename(staging.path, output.path) == 0 else {
-                throw Diagnostic.error("cannot move the new site into place: \(String(cString: strerror(errno)))", at: location)
-            }
-        } catch {
-            try? fm.removeItem(at: staging)
-            throw error
-        }
-        return Summary(written: files.count)
-    }
+    /// One build's writes. A first build goes into a staging folder that `commit` renames into
+    /// place; a later build stages each new or changed file beside its target under a temporary
+    /// name, and `commit` renames them all, removes stale files and writes the manifest.
+    public final class Transaction {
+        let writer: OutputWriter
+        let fresh: Bool
+        let outputExists: Bool
+        let root: String
+        let location: SourceLocation
+        let suffix: String
+        let oldManifest: Set<String>
+        private var paths = Set<String>()
+        private var madeDirectories = Set<String>()
+        /// Files staged beside their targets (update mode).
+        private var staged: [String] = []
+        private var written = 0
+        private var unchanged = 0
+        private var finished = false
 
-    /// Later builds: changed files are staged beside their targets, then renamed over them together.
-    func update(_ files: [OutputFile], newPaths: Set<String>, location: SourceLocation) throws -> Summary {
-        let root = output.path
-        let oldManifest = readManifest()
-        // Compare with what is there (on all cores); a path blog did not write before must not exist.
-        var state = [Int8](repeating: 0, count: files.count) // 0 write, 1 unchanged, 2 foreign file in the way
-        state.withUnsafeMutableBufferPointer { buffer in
-            let out = buffer
-            DispatchQueue.concurrentPerform(iterations: files.count) { index in
-                let file = files[index]
-                let path = root + "/" + file.path
-                if oldManifest.contains(file.path) {
-                    out[index] = OutputWriter.sameBytes(atPath: path, file.bytes) ? 1 : 0
-                } else {
-                    var info = stat()
-                    out[index] = lstat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFDIR ? 2 : 0
+        init(writer: OutputWriter, fresh: Bool, outputExists: Bool) throws {
+            self.writer = writer
+            self.fresh = fresh
+            self.outputExists = outputExists
+            location = SourceLocation(file: writer.output.path)
+            if fresh {
+                let parent = writer.output.deletingLastPathComponent()
+                let staging = parent.appendingPathComponent(".\(writer.output.lastPathComponent).blog-staging-\(getpid())")
+                do {
+                    try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+                } catch {
+                    throw Diagnostic.error("cannot create the folder \(parent.path): \(error.localizedDescription)", at: SourceLocation(file: writer.output.path))
+                }
+                if FileManager.default.fileExists(atPath: staging.path) { try? FileManager.default.removeItem(at: staging) }
+                guard mkdir(staging.path, 0o755) == 0 else {
+                    throw Diagnostic.error("cannot create \(staging.path): \(String(cString: strerror(errno)))", at: SourceLocation(file: writer.output.path))
+                }
+                root = staging.path
+                suffix = ""
+                oldManifest = []
+            } else {
+                root = writer.output.path
+                suffix = ".blog-tmp-\(getpid())"
+                oldManifest = writer.readManifest()
+            }
+        }
+
+        /// Stages a batch of files. Throws (and leaves the output as it was, once `abort` runs) on a
+        /// write error, a path outside the folder, a path given twice, or a file blog did not write.
+        public func add(_ files: [OutputFile]) throws {
+            for file in files {
+                guard OutputWriter.isSafeRelativePath(file.path) else {
+                    throw Diagnostic.error("refusing to write outside the output folder: \(file.path)", at: location)
+                }
+                guard paths.insert(file.path).inserted else {
+                    throw Diagnostic.error("two outputs have the same path \(file.path)", at: location)
                 }
             }
-        }
-        if let clash = state.firstIndex(of: 2) {
-            throw Diagnostic.error("\(files[clash].path) in the output folder was not written by blog and this build would replace it; move it to static/ or delete it", at: location)
-        }
-        let changed = files.indices.filter { state[$0] == 0 }
-        let stale = oldManifest.subtracting(newPaths)
-        if changed.isEmpty && stale.isEmpty {
-            return Summary(unchanged: files.count)
-        }
-        let suffix = ".blog-tmp-\(getpid())"
-        let toWrite = changed.map { files[$0] }
-        try OutputWriter.makeDirectories(for: Set(toWrite.map(\.path)), under: root, location: location)
-        do {
+            var toWrite = files
+            if !fresh {
+                // Compare with what is there (on all cores); a path blog did not write before must not exist.
+                var state = [Int8](repeating: 0, count: files.count) // 0 write, 1 unchanged, 2 foreign file in the way
+                let root = self.root
+                let oldManifest = self.oldManifest
+                state.withUnsafeMutableBufferPointer { buffer in
+                    let out = buffer
+                    DispatchQueue.concurrentPerform(iterations: files.count) { index in
+                        let file = files[index]
+                        let path = root + "/" + file.path
+                        if oldManifest.contains(file.path) {
+                            out[index] = OutputWriter.sameBytes(atPath: path, file.bytes) ? 1 : 0
+                        } else {
+                            var info = stat()
+                            out[index] = lstat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFDIR ? 2 : 0
+                        }
+                    }
+                }
+                if let clash = state.firstIndex(of: 2) {
+                    throw Diagnostic.error("\(files[clash].path) in the output folder was not written by blog and this build would replace it; move it to static/ or delete it", at: location)
+                }
+                toWrite = files.indices.filter { state[$0] == 0 }.map { files[$0] }
+                unchanged += files.count - toWrite.count
+            }
+            try OutputWriter.makeDirectories(for: Set(toWrite.map(\.path)), under: root, made: &madeDirectories, location: location)
+            if !fresh { staged += toWrite.map(\.path) }
             try OutputWriter.writeAll(toWrite, root: root, suffix: suffix, location: location)
-        } catch {
-            for file in toWrite { unlink(root + "/" + file.path + suffix) }
-            throw error
+            written += toWrite.count
         }
-        // The switch: renames only, each atomic.
-        for file in toWrite {
-            let target = root + "/" + file.path
-            if rename(target + suffix, target) != 0 {
-                let reason = String(cString: strerror(errno))
-                throw Diagnostic.error("cannot replace \(file.path): \(reason)", at: location)
+
+        /// Makes the staged site the output.
+        @discardableResult
+        public func commit(stamp: BuildStamp? = nil) throws -> Summary {
+            finished = true
+            let stale = oldManifest.subtracting(paths)
+            var extra: [String] = []
+            if let stamp {
+                extra.append("# inputs \(stamp.inputs)")
+                if let due = stamp.due { extra.append("# due \(due)") }
+            }
+            if fresh {
+                if stamp != nil {
+                    extra.append("# outputs \(BuildStamp.outputs(root: root, paths: paths.sorted()))")
+                }
+                do {
+                    try writer.writeManifest(paths, root: root, location: location, extra: extra)
+                    if outputExists { rmdir(writer.output.path) }
+                    guard rename(root, writer.output.path) == 0 else {
+                        throw Diagnostic.error("cannot move the new site into place: \(String(cString: strerror(errno)))", at: location)
+                    }
+                } catch {
+                    try? FileManager.default.removeItem(atPath: root)
+                    throw error
+                }
+                return Summary(written: written)
+            }
+            // The switch: renames only, each atomic.
+            for path in staged {
+                let target = root + "/" + path
+                if rename(target + suffix, target) != 0 {
+                    throw Diagnostic.error("cannot replace \(path): \(String(cString: strerror(errno)))", at: location)
+                }
+            }
+            staged = []
+            // Stale files, then the folders they leave empty (deepest first).
+            var emptied = Set<String>()
+            for path in stale {
+                unlink(root + "/" + path)
+                var directory = OutputWriter.parent(of: path)
+                while !directory.isEmpty {
+                    emptied.insert(directory)
+                    directory = OutputWriter.parent(of: directory)
+                }
+            }
+            for directory in emptied.sorted(by: { $0.count > $1.count }) {
+                rmdir(root + "/" + directory) // fails harmlessly when not empty
+            }
+            if stamp != nil {
+                extra.append("# outputs \(BuildStamp.outputs(root: root, paths: paths.sorted()))")
+            }
+            try writer.writeManifest(paths, root: root, location: location, extra: extra)
+            return Summary(written: written, unchanged: unchanged, removed: stale.count)
+        }
+
+        /// Removes whatever was staged; the output folder stays as it was.
+        public func abort() {
+            guard !finished else { return }
+            finished = true
+            if fresh {
+                try? FileManager.default.removeItem(atPath: root)
+            } else {
+                for path in staged { unlink(root + "/" + path + suffix) }
             }
         }
-        // Stale files, then the folders they leave empty (deepest first).
-        var emptied = Set<String>()
-        for path in stale {
-            unlink(root + "/" + path)
-            var directory = OutputWriter.parent(of: path)
-            while !directory.isEmpty {
-                emptied.insert(directory)
-                directory = OutputWriter.parent(of: directory)
-            }
-        }
-        for directory in emptied.sorted(by: { $0.count > $1.count }) {
-            rmdir(root + "/" + directory) // fails harmlessly when not empty
-        }
-        try writeManifest(newPaths, root: root, location: location)
-        return Summary(written: toWrite.count, unchanged: files.count - toWrite.count, removed: stale.count)
     }
 
     func writeManifest(_ paths: Set<String>, root: String, location: SourceLocation, extra: [String] = []) throws {
@@ -242,12 +296,13 @@ public struct OutputWriter {
         return String(path[..<slash])
     }
 
-    /// Creates the folders of `paths` under `root` with mkdir(2), parents first.
-    static func makeDirectories(for paths: Set<String>, under root: String, location: SourceLocation) throws {
+    /// Creates the folders of `paths` under `root` with mkdir(2), parents first; `made` remembers
+    /// the folders already there, so batches do not ask twice.
+    static func makeDirectories(for paths: Set<String>, under root: String, made: inout Set<String>, location: SourceLocation) throws {
         var directories = Set<String>()
         for path in paths {
             var directory = parent(of: path)
-            while !directory.isEmpty {
+            while !directory.isEmpty && !made.contains(directory) {
                 guard directories.insert(directory).inserted else { break }
                 directory = parent(of: directory)
             }
@@ -258,6 +313,7 @@ public struct OutputWriter {
                 throw Diagnostic.error("cannot create \(directory): \(String(cString: strerror(errno)))", at: location)
             }
         }
+        made.formUnion(directories)
     }
 
     /// Writes files under `root` (each at its path + `suffix`) on all cores.
