@@ -67,7 +67,22 @@ public final class IncrementalBuilder: @unchecked Sendable {
 
     /// Builds, reusing what is still valid. `changed` holds absolute paths that changed since the last
     /// call (empty: check every file's stamp). Throws the build's errors; the cache keeps the last good state.
-    public func rebuild(changed: Set<String> = [], console: Console? = nil) throws -> Result {
+    ///
+    /// With a `sink`, the build streams: outputs are handed to the sink in batches as they are made
+    /// and not kept (the returned site has no files, and nothing is cached for a next build). This
+    /// is how `blog build` writes a large site without holding all of it in memory.
+    public func rebuild(changed: Set<String> = [], console: Console? = nil,
+                        sink: (([OutputFile]) throws -> Void)? = nil) throws -> Result {
+        var emitted = Set<String>()
+        var outputs: [OutputFile] = []
+        func emit(_ files: [OutputFile]) throws {
+            if let sink {
+                for file in files { emitted.insert(file.path) }
+                try sink(files)
+            } else {
+                outputs += files
+            }
+        }
         var timings: [(String, Double)] = []
         var clock = Date()
         func lap(_ phase: String) {
@@ -191,18 +206,27 @@ public final class IncrementalBuilder: @unchecked Sendable {
             needed = indices
         }
         let renderer = PageRenderer(model: model, theme: theme, summariesFor: needed)
-        let rendered = try renderer.render(dirty.map { jobs[$0] })
         var newOutputs: [String: CachedOutput] = [:]
-        newOutputs.reserveCapacity(jobKeys.count + model.tags.count + 1)
-        for (n, index) in dirty.enumerated() {
-            newOutputs[jobKeys[index].key] = CachedOutput(fingerprint: jobKeys[index].fingerprint, files: [rendered[n]])
-        }
-        var outputs: [OutputFile] = []
-        outputs.reserveCapacity(jobs.count + model.tags.count * 2 + 64)
-        for entry in jobKeys {
-            let cached = newOutputs[entry.key] ?? outputCache[entry.key]!
-            newOutputs[entry.key] = cached
-            outputs += cached.files
+        if sink != nil {
+            // Streaming: render in batches and hand each batch over at once.
+            var start = 0
+            while start < dirty.count {
+                let end = min(dirty.count, start + 512)
+                try emit(try renderer.render(dirty[start..<end].map { jobs[$0] }))
+                start = end
+            }
+        } else {
+            let rendered = try renderer.render(dirty.map { jobs[$0] })
+            newOutputs.reserveCapacity(jobKeys.count + model.tags.count + 1)
+            for (n, index) in dirty.enumerated() {
+                newOutputs[jobKeys[index].key] = CachedOutput(fingerprint: jobKeys[index].fingerprint, files: [rendered[n]])
+            }
+            outputs.reserveCapacity(jobs.count + model.tags.count * 2 + 64)
+            for entry in jobKeys {
+                let cached = newOutputs[entry.key] ?? outputCache[entry.key]!
+                newOutputs[entry.key] = cached
+                outputs += cached.files
+            }
         }
         jobKeys = []
         lap("render")
@@ -220,15 +244,26 @@ public final class IncrementalBuilder: @unchecked Sendable {
         for tag in model.tags where outputCache["feed:" + tag.key]?.fingerprint != feedKeys["feed:" + tag.key] {
             feedRequests.append(.init(key: "feed:" + tag.key, tag: tag))
         }
-        for (request, file) in zip(feedRequests, feeds.feeds(feedRequests)) {
-            newOutputs[request.key] = CachedOutput(fingerprint: feedKeys[request.key]!, files: [file])
+        if sink != nil {
+            // Streaming: feeds in batches, so their prepared entries are never all in memory at once
+            // (an entry shared by two batches is escaped twice: the price of bounded memory).
+            var start = 0
+            while start < feedRequests.count {
+                let end = min(feedRequests.count, start + 40)
+                try emit(feeds.feeds(Array(feedRequests[start..<end])))
+                start = end
+            }
+        } else {
+            for (request, file) in zip(feedRequests, feeds.feeds(feedRequests)) {
+                newOutputs[request.key] = CachedOutput(fingerprint: feedKeys[request.key]!, files: [file])
+            }
+            for key in ["feed:"] + model.tags.map({ "feed:" + $0.key }) {
+                let entry = newOutputs[key] ?? outputCache[key]!
+                newOutputs[key] = entry
+                outputs += entry.files
+            }
+            outputCache = newOutputs
         }
-        for key in ["feed:"] + model.tags.map({ "feed:" + $0.key }) {
-            let entry = newOutputs[key] ?? outputCache[key]!
-            newOutputs[key] = entry
-            outputs += entry.files
-        }
-        outputCache = newOutputs
         lap("feeds")
         let indexes = IndexWriter(model: model, urls: urls)
         // tags.json and posts.json: rebuilt only when what they list changed.
@@ -247,33 +282,32 @@ public final class IncrementalBuilder: @unchecked Sendable {
         }
         for (key, fingerprint, make) in [("json:tags", tagsHasher.finalize(), indexes.tagsJSON), ("json:posts", postsHasher.finalize(), indexes.postsJSON)] {
             let entry = outputCache[key]?.fingerprint == fingerprint ? outputCache[key]! : CachedOutput(fingerprint: fingerprint, files: [make()])
-            outputCache[key] = entry
-            outputs += entry.files
+            if sink == nil { outputCache[key] = entry }
+            try emit(entry.files)
         }
         lap("json")
-        outputs += indexes.searchIndex(cache: &searchCache) { index in
+        try emit(indexes.searchIndex(cache: &searchCache) { index in
             var hasher = Hasher()
             hasher.combine(postVersions[index])
             hasher.combine(model.posts[index].slug)
             for tag in model.postTags[index] { hasher.combine(model.tags[tag].name) }
             return hasher.finalize()
-        }
+        })
         lap("search")
-        outputs += feeds.sitemap(pagePaths: SiteBuilder.sitemapPaths(model: model, urls: urls))
-        outputs.append(feeds.robots())
-        outputs.append(OutputFile(path: ".nojekyll", bytes: []))
-        outputs += theme.assets.map { OutputFile(path: $0.path, bytes: $0.bytes) }
+        try emit(feeds.sitemap(pagePaths: SiteBuilder.sitemapPaths(model: model, urls: urls))
+                 + [feeds.robots(), OutputFile(path: ".nojekyll", bytes: [])]
+                 + theme.assets.map { OutputFile(path: $0.path, bytes: $0.bytes) })
         lap("sitemap")
 
         if staticCache == nil || touches("static") || everything {
             staticCache = try SiteBuilder.staticFiles(options.siteDirectory)
         }
-        let generated = Set(outputs.map(\.path))
+        let generated = sink == nil ? Set(outputs.map(\.path)) : emitted
         let clashes = staticCache!.filter { generated.contains($0.path) }
         if !clashes.isEmpty {
             throw DiagnosticList(clashes.map { .error("static/\($0.path) has the same path as a generated file; rename it", at: SourceLocation(file: "static/\($0.path)")) })
         }
-        outputs += staticCache!
+        try emit(staticCache!)
         outputs.sort { $0.path < $1.path }
         lap("static")
         let site = BuiltSite(files: outputs, model: model, warnings: content.warnings, timings: timings)

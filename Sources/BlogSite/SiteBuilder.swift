@@ -43,6 +43,12 @@ public enum SiteBuilder {
         try IncrementalBuilder(options: options).rebuild(console: console).site
     }
 
+    /// Builds and hands the outputs to `sink` in batches as they are made, keeping none of them
+    /// (the returned site has no files). Throws the build's errors or the sink's.
+    public static func build(_ options: BuildOptions, console: Console?, sink: @escaping ([OutputFile]) throws -> Void) throws -> BuiltSite {
+        try IncrementalBuilder(options: options).rebuild(console: console, sink: sink).site
+    }
+
     /// The HTML pages for the sitemap, with their last modification where known.
     static func sitemapPaths(model: SiteModel, urls: URLBuilder) -> [(path: String, lastmod: String?)] {
         var pagePaths: [(path: String, lastmod: String?)] = []

@@ -65,6 +65,24 @@ final class BuildTests: XCTestCase {
         }
     }
 
+    func testStreamingBuildGivesTheSameFiles() throws {
+        let source = try Fixtures.copy("basic")
+        let inMemory = try build(source)
+        var streamed: [OutputFile] = []
+        var batches = 0
+        let site = try SiteBuilder.build(BuildOptions(siteDirectory: source, now: Fixtures.now), console: nil) { files in
+            streamed += files
+            batches += 1
+        }
+        XCTAssertEqual(site.files.count, 0, "a streaming build keeps no files")
+        XCTAssertGreaterThan(batches, 1)
+        streamed.sort { $0.path < $1.path }
+        XCTAssertEqual(streamed.map(\.path), inMemory.paths)
+        for (a, b) in zip(streamed, inMemory.files) {
+            XCTAssertEqual(a.bytes, b.bytes, a.path)
+        }
+    }
+
     func testBasePathEverywhere() throws {
         let site = try build(try Fixtures.copy("basic"), baseURL: "https://user.github.io/archive")
         let home = try XCTUnwrap(site.text("index.html"))

@@ -43,25 +43,36 @@ enum BuildCommand: BlogCommand {
             }
             return ExitCode.success
         }
-        let site = try SiteBuilder.build(options, console: context.console)
-        stamp.due = site.model.nextDue
+        // The site streams into the output folder's staging area as it is rendered; it becomes the
+        // output only when everything built (an error leaves the previous output as it was).
+        let transaction = try writer.begin()
+        let site: BuiltSite
+        let summary: OutputWriter.Summary
+        let commitStarted: Date
+        do {
+            site = try SiteBuilder.build(options, console: context.console) { files in try transaction.add(files) }
+            stamp.due = site.model.nextDue
+            commitStarted = Date()
+            summary = try transaction.commit(stamp: stamp)
+        } catch {
+            transaction.abort()
+            throw error
+        }
         if !arguments.flag("quiet") {
             for warning in site.warnings { context.console.report(warning) }
         }
-        let writeStarted = Date()
-        let summary = try writer.write(site.files, stamp: stamp)
         let seconds = Date().timeIntervalSince(started)
         if arguments.flag("timings") {
             for (phase, duration) in site.timings {
-                context.console.printError(String(format: "  %-10@ %7.1f ms", phase as NSString, duration * 1000))
+                context.console.printError("  " + phase.padding(toLength: 9, withPad: " ", startingAt: 0) + String(format: "%8.1f ms", duration * 1000))
             }
-            context.console.printError(String(format: "  %-10@ %7.1f ms", "write" as NSString, Date().timeIntervalSince(writeStarted) * 1000))
+            context.console.printError("  " + "commit".padding(toLength: 9, withPad: " ", startingAt: 0) + String(format: "%8.1f ms", Date().timeIntervalSince(commitStarted) * 1000))
         }
         if !arguments.flag("quiet") {
             let model = site.model
             context.console.print(String(format: "Built %d posts, %d pages, %d tags into %@ in %.2f s (%d files: %d written, %d unchanged, %d removed)",
                                          model.posts.count, model.pages.count, model.tags.count, output.path, seconds,
-                                         site.files.count, summary.written, summary.unchanged, summary.removed))
+                                         summary.written + summary.unchanged, summary.written, summary.unchanged, summary.removed))
         }
         return ExitCode.success
     }
