@@ -144,3 +144,28 @@ public struct ImportResult: Sendable {
         return ImportResult(articles: kept, diagnostics: diagnostics)
     }
 }
+
+/// An importer that reads one input file at a time.
+public protocol FileImporter {
+    /// Imports one file already read (strict UTF-8, positions for errors).
+    func importSource(_ source: InputText) -> ImportResult
+}
+
+extension FileImporter {
+    /// Imports each file; a file that cannot be read becomes an error naming it.
+    public func importFiles(_ paths: [String]) -> ImportResult {
+        var result = ImportResult()
+        for path in paths { result.merge(importFile(path)) }
+        return result
+    }
+
+    public func importFile(_ path: String) -> ImportResult {
+        do {
+            return importSource(try InputText.read(path: path))
+        } catch let diagnostic as Diagnostic {
+            return ImportResult(diagnostics: [diagnostic])
+        } catch {
+            return ImportResult(diagnostics: [.error("\(error)", at: SourceLocation(file: path))])
+        }
+    }
+}

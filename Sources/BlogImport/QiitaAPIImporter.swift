@@ -5,24 +5,8 @@ import Foundation
 /// items (or one item). Fields: `title`, `body` (kept as is), `created_at` → date,
 /// `updated_at` → updated, `tags[].name` → tags, `id` (also the slug), `url` → qiita_url,
 /// `likes_count`, `private` → draft. `title`, `body` and `created_at` are required.
-public struct QiitaAPIImporter: Sendable {
+public struct QiitaAPIImporter: Sendable, FileImporter {
     public init() {}
-
-    public func importFiles(_ paths: [String]) -> ImportResult {
-        var result = ImportResult()
-        for path in paths { result.merge(importFile(path)) }
-        return result
-    }
-
-    public func importFile(_ path: String) -> ImportResult {
-        do {
-            return importSource(try InputText.read(path: path))
-        } catch let diagnostic as Diagnostic {
-            return ImportResult(diagnostics: [diagnostic])
-        } catch {
-            return ImportResult(diagnostics: [.error("\(error)", at: SourceLocation(file: path))])
-        }
-    }
 
     public func importSource(_ source: InputText) -> ImportResult {
         let root: JSONNode

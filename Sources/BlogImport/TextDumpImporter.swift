@@ -7,7 +7,7 @@ import Foundation
 /// the next line is the title and the lines up to the next header are the body. The body is
 /// escaped line by line with `PlainTextMarkdown`, so the rendered page shows every line as it was.
 /// Tags come from the title (`TagInference`); the slug from the title (`Slugs.fromTitle`).
-public struct TextDumpImporter: Sendable {
+public struct TextDumpImporter: Sendable, FileImporter {
     public static let headerPrefix = "- 投稿日"
 
     public var tagInference: TagInference
@@ -19,22 +19,6 @@ public struct TextDumpImporter: Sendable {
         self.tagInference = tagInference
         self.fallbackDate = fallbackDate
         self.fallbackTitle = fallbackTitle
-    }
-
-    public func importFiles(_ paths: [String]) -> ImportResult {
-        var result = ImportResult()
-        for path in paths { result.merge(importFile(path)) }
-        return result
-    }
-
-    public func importFile(_ path: String) -> ImportResult {
-        do {
-            return importText(try InputText.read(path: path))
-        } catch let diagnostic as Diagnostic {
-            return ImportResult(diagnostics: [diagnostic])
-        } catch {
-            return ImportResult(diagnostics: [.error("\(error)", at: SourceLocation(file: path))])
-        }
     }
 
     /// Splits text into lines without terminators (`\n`, `\r\n` or `\r`).
@@ -71,6 +55,8 @@ public struct TextDumpImporter: Sendable {
         let column = headerPrefix.unicodeScalars.count + 1 + skipped + 1
         return (dateText, column)
     }
+
+    public func importSource(_ source: InputText) -> ImportResult { importText(source) }
 
     public func importText(_ source: InputText) -> ImportResult {
         let lines = TextDumpImporter.lines(of: source.text)
