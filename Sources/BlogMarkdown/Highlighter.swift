@@ -424,9 +424,13 @@ struct Emitter {
     }
 
     @inline(__always) mutating func open(_ cls: StaticString) {
-        raw(spanOpen, 16)
-        raw(cls.utf8Start, cls.utf8CodeUnitCount)
-        raw(spanOpenEnd, 2)
+        let n = cls.utf8CodeUnitCount
+        reserve(18 + n) // one capacity check for the whole tag
+        let p = buffer.baseAddress! + count
+        p.update(from: spanOpen, count: 16)
+        (p + 16).update(from: cls.utf8Start, count: n)
+        (p + 16 + n).update(from: spanOpenEnd, count: 2)
+        count += 18 + n
     }
 
     @inline(__always) mutating func close() { raw(spanClose, 7) }

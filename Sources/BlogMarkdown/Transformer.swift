@@ -181,15 +181,17 @@ final class Transformer {
     /// A source line (1-based) without its line ending.
     private func sourceLine(_ line: Int) -> ArraySlice<UInt8> {
         if lineStarts.isEmpty {
-            lineStarts.append(0)
+            // built in a local (appending to the stored property checked exclusivity on every line)
+            var starts: [Int] = [0]
             source.withUnsafeBufferPointer { b in
                 guard let base = b.baseAddress else { return }
                 var k = 0
                 while k < b.count, let p = memchr(base + k, 0x0A, b.count - k) {
                     k = UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self) - base + 1
-                    lineStarts.append(k)
+                    starts.append(k)
                 }
             }
+            lineStarts = starts
         }
         guard line >= 1 && line <= lineStarts.count else { return [] }
         let start = lineStarts[line - 1]
@@ -636,11 +638,28 @@ final class Transformer {
         let n = lit.count
         var delimiters = false
         var interesting = false
-        for b in lit {
-            switch b {
-            case UInt8(ascii: "~"), UInt8(ascii: "*"), UInt8(ascii: "_"): delimiters = true
-            case UInt8(ascii: "["), UInt8(ascii: ":"), UInt8(ascii: "w"), UInt8(ascii: "W"), 0xEE: interesting = true
-            default: break
+        if n > 0 {
+            // Eight bytes at a time while they are all non-ASCII (CJK text) and none is 0xEE; byte by
+            // byte otherwise. Stops early once both answers are known.
+            let raw = UnsafeRawPointer(lit.baseAddress!)
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let high: UInt64 = 0x8080_8080_8080_8080
+            var k = 0
+            while k < n {
+                if k + 8 <= n {
+                    let x = raw.loadUnaligned(fromByteOffset: k, as: UInt64.self)
+                    if x & high == high {
+                        let t = x ^ (ones &* 0xEE)
+                        if (t &- ones) & ~t & high == 0 { k += 8; continue }
+                    }
+                }
+                switch lit[k] {
+                case UInt8(ascii: "~"), UInt8(ascii: "*"), UInt8(ascii: "_"): delimiters = true
+                case UInt8(ascii: "["), UInt8(ascii: ":"), UInt8(ascii: "w"), UInt8(ascii: "W"), 0xEE: interesting = true
+                default: break
+                }
+                if delimiters && interesting { break }
+                k += 1
             }
         }
         guard interesting else { return delimiters }
