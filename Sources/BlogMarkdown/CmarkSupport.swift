@@ -121,6 +121,13 @@ func replace(_ old: Node, with new: Node) {
 
 // MARK: - bytes
 
+extension Array where Element == UInt8 {
+    /// Appends a literal's bytes straight from its static storage (no `String.UTF8View` copy path).
+    @inline(__always) mutating func append(static s: StaticString) {
+        append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+    }
+}
+
 extension UInt8 {
     @inline(__always) var isASCIIAlnum: Bool {
         (self >= 0x30 && self <= 0x39) || (self >= 0x41 && self <= 0x5A) || (self >= 0x61 && self <= 0x7A)

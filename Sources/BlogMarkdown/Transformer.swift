@@ -264,6 +264,9 @@ final class Transformer {
         if s.first == UInt8(ascii: "|") { s = s.dropFirst() }
         if s.last == UInt8(ascii: "|") && !(s.count >= 2 && s[s.endIndex - 2] == UInt8(ascii: "\\")) { s = s.dropLast() }
         var cells: [ArraySlice<UInt8>] = []
+        var pipes = 0
+        for b in s where b == UInt8(ascii: "|") { pipes += 1 }
+        cells.reserveCapacity(pipes + 1) // no regrowth while splitting
         var start = s.startIndex
         var i = s.startIndex
         while i < s.endIndex {
@@ -384,21 +387,21 @@ final class Transformer {
             // way cmark would render the tree below, and its text is replayed by `collect`.
             var html: [UInt8] = []
             html.reserveCapacity(256)
-            html.append(contentsOf: "<table>\n<thead>\n".utf8)
+            html.append(static: "<table>\n<thead>\n")
             for r in 0..<rows.count {
-                if r == 1 { html.append(contentsOf: "<tbody>\n".utf8) }
-                html.append(contentsOf: "<tr>\n".utf8)
+                if r == 1 { html.append(static: "<tbody>\n") }
+                html.append(static: "<tr>\n")
                 for c in 0..<columns {
                     let open = r == 0 ? TableTags.th[aligns[c].index] : TableTags.td[aligns[c].index]
                     html.append(contentsOf: open.dropLast())
                     if c < rows[r].count { appendEscaped(&html, rows[r][c]) }
                     html.append(contentsOf: (r == 0 ? TableTags.thEnd : TableTags.tdEnd).dropLast())
                 }
-                html.append(contentsOf: "</tr>\n".utf8)
-                if r == 0 { html.append(contentsOf: "</thead>\n".utf8) }
+                html.append(static: "</tr>\n")
+                if r == 0 { html.append(static: "</thead>\n") }
             }
-            if rows.count > 1 { html.append(contentsOf: "</tbody>\n".utf8) }
-            html.append(contentsOf: "</table>\0".utf8)
+            if rows.count > 1 { html.append(static: "</tbody>\n") }
+            html.append(static: "</table>\0")
             let table = makeCustom(block: true, enterC: html, exitC: emptyCString)
             setFlag(table, Transformer.directTableFlag)
             directTables[table] = (rows, columns)
