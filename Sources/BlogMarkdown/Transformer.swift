@@ -1045,7 +1045,9 @@ final class Transformer {
                 let lower = String(decoding: url, as: UTF8.self).prefix(8).lowercased()
                 guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { continue }
             }
-            var html = Array("<a href=\"".utf8)
+            var html: [UInt8] = []
+            html.reserveCapacity(url.count + 40)
+            html.append(static: "<a href=\"")
             appendEscapedHref(&html, url)
             html.append(UInt8(ascii: "\""))
             let title = stringOf(cmark_node_get_title(link))
@@ -1054,8 +1056,8 @@ final class Transformer {
                 appendEscaped(&html, title.utf8)
                 html.append(UInt8(ascii: "\""))
             }
-            html.append(contentsOf: Array(" rel=\"noopener\">".utf8))
-            let custom = makeCustom(block: false, enter: html, exit: Array("</a>".utf8))
+            html.append(static: " rel=\"noopener\">\0")
+            let custom = makeCustom(block: false, enterC: html, exitC: anchorEndCString)
             cmark_node_insert_before(link, custom)
             moveChildren(from: link, to: custom)
             cmark_node_free(link)
