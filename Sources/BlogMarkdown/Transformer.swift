@@ -991,6 +991,8 @@ final class Transformer {
         swap(&plainText, &self.plainText)
         swap(&codeText, &self.codeText)
         swap(&links, &self.links)
+        // The prose is at most about as long as the source: one allocation instead of regrowth.
+        plainText.reserveCapacity(plainText.count + source.count)
         walk(doc) { node, entering in
             switch kind(node) {
             case CMARK_NODE_TEXT:
