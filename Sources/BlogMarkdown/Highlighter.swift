@@ -55,7 +55,8 @@ public enum SyntaxHighlighter {
 // MARK: - languages
 
 struct Language: Sendable {
-    enum Lexer: Sendable {
+    // indirect: a Language (copied for every code block) then holds one reference instead of all of a Spec's arrays
+    indirect enum Lexer: Sendable {
         case generic(Spec)
         case console
         case diff(Spec?)
