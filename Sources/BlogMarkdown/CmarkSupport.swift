@@ -61,6 +61,8 @@ func makeCustom(block: Bool, enterC: [UInt8], exitC: [UInt8]) -> Node {
 }
 
 let emptyCString: [UInt8] = [0]
+/// `</a>` with its NUL, the exit of every link `collect` writes.
+let anchorEndCString: [UInt8] = Array("</a>\0".utf8)
 
 /// `s` as UTF-8 bytes with a terminating NUL, for `makeCustom(block:enterC:exitC:)`.
 func cBytes(_ s: String) -> [UInt8] { Array(s.utf8) + [0] }
@@ -121,6 +123,13 @@ func replace(_ old: Node, with new: Node) {
 
 // MARK: - bytes
 
+extension Array where Element == UInt8 {
+    /// Appends a literal's bytes straight from its static storage (no `String.UTF8View` copy path).
+    @inline(__always) mutating func append(static s: StaticString) {
+        append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+    }
+}
+
 extension UInt8 {
     @inline(__always) var isASCIIAlnum: Bool {
         (self >= 0x30 && self <= 0x39) || (self >= 0x41 && self <= 0x5A) || (self >= 0x61 && self <= 0x7A)
@@ -175,22 +184,54 @@ func escapeHTML(_ s: String) -> String {
 
 /// Escapes a URL for an attribute the way cmark does: unsafe bytes percent-encoded, `&` and `'` as entities.
 func appendEscapedHref<C: Collection>(_ out: inout [UInt8], _ bytes: C) where C.Element == UInt8 {
-    let hex = hexDigits
+    if let done: Void = bytes.withContiguousStorageIfAvailable({ appendEscapedHref(&out, $0) }) { return done }
     for b in bytes {
-        if b.isASCIIAlnum { out.append(b); continue }
-        switch b {
-        case UInt8(ascii: "&"): out.append(contentsOf: [0x26, 0x61, 0x6D, 0x70, 0x3B]) // &amp;
-        case UInt8(ascii: "'"): out.append(contentsOf: [0x26, 0x23, 0x78, 0x32, 0x37, 0x3B]) // &#x27;
-        case UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "!"), UInt8(ascii: "~"),
-             UInt8(ascii: "*"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: ";"), UInt8(ascii: "/"),
-             UInt8(ascii: "?"), UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "="), UInt8(ascii: "+"),
-             UInt8(ascii: "$"), UInt8(ascii: ","), UInt8(ascii: "%"), UInt8(ascii: "#"):
-            out.append(b)
-        default:
-            out.append(UInt8(ascii: "%"))
-            out.append(hex.utf8Start[Int(b >> 4)])
-            out.append(hex.utf8Start[Int(b & 15)])
+        if isHrefSafe(b) { out.append(b) } else { appendHrefEscape(&out, b) }
+    }
+}
+
+/// The byte-buffer form: copies runs of bytes that stay as they are in one go.
+func appendEscapedHref(_ out: inout [UInt8], _ bytes: UnsafeBufferPointer<UInt8>) {
+    guard let base = bytes.baseAddress else { return }
+    let n = bytes.count
+    var runStart = 0
+    var i = 0
+    while i < n {
+        let b = base[i]
+        if !isHrefSafe(b) {
+            if i > runStart { out.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: i - runStart)) }
+            appendHrefEscape(&out, b)
+            runStart = i + 1
         }
+        i += 1
+    }
+    if n > runStart { out.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: n - runStart)) }
+}
+
+/// Bytes an href keeps as they are.
+@inline(__always) private func isHrefSafe(_ b: UInt8) -> Bool {
+    if b.isASCIIAlnum { return true }
+    switch b {
+    case UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "!"), UInt8(ascii: "~"),
+         UInt8(ascii: "*"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: ";"), UInt8(ascii: "/"),
+         UInt8(ascii: "?"), UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "="), UInt8(ascii: "+"),
+         UInt8(ascii: "$"), UInt8(ascii: ","), UInt8(ascii: "%"), UInt8(ascii: "#"):
+        return true
+    default:
+        return false
+    }
+}
+
+/// One byte an href does not keep: an entity or a percent escape.
+@inline(__always) private func appendHrefEscape(_ out: inout [UInt8], _ b: UInt8) {
+    switch b {
+    case UInt8(ascii: "&"): out.append(contentsOf: [0x26, 0x61, 0x6D, 0x70, 0x3B]) // &amp;
+    case UInt8(ascii: "'"): out.append(contentsOf: [0x26, 0x23, 0x78, 0x32, 0x37, 0x3B]) // &#x27;
+    default:
+        let hex = hexDigits
+        out.append(UInt8(ascii: "%"))
+        out.append(hex.utf8Start[Int(b >> 4)])
+        out.append(hex.utf8Start[Int(b & 15)])
     }
 }
 

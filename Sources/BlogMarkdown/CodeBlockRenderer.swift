@@ -22,7 +22,7 @@ enum CodeBlockRenderer {
             appendEscaped(&out, infoWord)
             out.append(contentsOf: "\">".utf8)
             SyntaxHighlighter.highlight(code, lang, into: &out)
-            out.append(contentsOf: "</code></pre>\n\0".utf8)
+            out.append(static: "</code></pre>\n\0")
             return out
         }
         guard !infoWord.isEmpty else { return nil }
@@ -32,7 +32,7 @@ enum CodeBlockRenderer {
             var body = code[...]
             if body.last == 0x0A { body = body.dropLast() }
             appendEscaped(&out, UnsafeBufferPointer(rebasing: body))
-            out.append(contentsOf: "</div>\n\0".utf8)
+            out.append(static: "</div>\n\0")
             return out
         }
         let canonical = info.canonical
@@ -48,9 +48,9 @@ enum CodeBlockRenderer {
         if let name = info.fileName {
             out.append(contentsOf: "<div class=\"code-lang\">".utf8)
             appendEscaped(&out, name)
-            out.append(contentsOf: "</div>".utf8)
+            out.append(static: "</div>")
         }
-        out.append(contentsOf: "<pre><code".utf8)
+        out.append(static: "<pre><code")
         if !canonical.isEmpty {
             out.append(contentsOf: " class=\"language-".utf8)
             appendEscaped(&out, canonical)
@@ -62,7 +62,7 @@ enum CodeBlockRenderer {
         } else {
             appendEscaped(&out, code)
         }
-        out.append(contentsOf: "</code></pre></div>\n\0".utf8)
+        out.append(static: "</code></pre></div>\n\0")
         return out
     }
 

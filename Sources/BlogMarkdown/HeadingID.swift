@@ -31,6 +31,13 @@ public enum HeadingID {
             guard i + len <= n else { return nil }
             var v = UInt32(b) & (len == 2 ? 0x1F : len == 3 ? 0x0F : 0x07)
             for k in 1..<len { v = (v << 6) | (UInt32(text[i + k]) & 0x3F) }
+            // Hiragana, Katakana (without the middle dot U+30FB) and CJK ideographs: letters that
+            // lowercasing leaves alone, so kept without looking up Unicode properties.
+            if (v >= 0x3041 && v <= 0x3096) || (v >= 0x30A1 && v <= 0x30FA) || v == 0x30FC || (v >= 0x4E00 && v <= 0x9FFF) {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: text[i..<(i + len)]))
+                i += len
+                continue
+            }
             guard let scalar = Unicode.Scalar(v) else { return nil }
             if scalar.properties.changesWhenLowercased { return nil }
             if keeps(scalar) { out.append(contentsOf: UnsafeBufferPointer(rebasing: text[i..<(i + len)])) }

@@ -55,7 +55,8 @@ public enum SyntaxHighlighter {
 // MARK: - languages
 
 struct Language: Sendable {
-    enum Lexer: Sendable {
+    // indirect: a Language (copied for every code block) then holds one reference instead of all of a Spec's arrays
+    indirect enum Lexer: Sendable {
         case generic(Spec)
         case console
         case diff(Spec?)
@@ -218,16 +219,49 @@ struct WordSet: Sendable {
         let len = to - from
         guard len > 0 && len <= 16 else { return nil }
         var lo: UInt64 = 0, hi: UInt64 = 0
-        for k in 0..<len {
-            var c = UInt64(b[from + k])
-            if fold && c >= 0x41 && c <= 0x5A { c |= 0x20 }
-            if k < 8 { lo |= c << (8 * UInt64(k)) } else { hi |= c << (8 * UInt64(k - 8)) }
+        if from + 16 <= b.count {
+            // Two unaligned little-endian loads, masked to the word (no per-byte loop).
+            let raw = UnsafeRawPointer(b.baseAddress! + from)
+            lo = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
+            hi = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            if len < 8 {
+                lo &= (1 << (8 * UInt64(len))) &- 1
+                hi = 0
+            } else if len < 16 {
+                hi &= (1 << (8 * UInt64(len - 8))) &- 1
+            }
+        } else {
+            for k in 0..<len {
+                let c = UInt64(b[from + k])
+                if k < 8 { lo |= c << (8 * UInt64(k)) } else { hi |= c << (8 * UInt64(k - 8)) }
+            }
+        }
+        if fold {
+            lo = foldASCII(lo)
+            hi = foldASCII(hi)
         }
         return Key(lo: lo, hi: hi, len: len)
     }
 
+    /// ASCII `A`…`Z` to lowercase in all eight bytes at once; other bytes (and zero padding) unchanged.
+    @inline(__always) static func foldASCII(_ x: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        let low7 = x & ~high
+        let atLeastA = low7 &+ ones &* (0x80 - 0x41)   // high bit set where (byte & 0x7F) >= 0x41
+        let aboveZ = low7 &+ ones &* (0x80 - 0x5B)     // high bit set where (byte & 0x7F) >= 0x5B
+        let upper = atLeastA & ~aboveZ & ~x & high
+        return x | (upper >> 2)
+    }
+
     @inline(__always) func contains(_ b: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) -> Bool {
         guard mask != 0, let k = WordSet.key(b, from, to, caseInsensitive) else { return false }
+        return contains(key: k)
+    }
+
+    /// Lookup with a key already built (folded if this set is case-insensitive).
+    @inline(__always) func contains(key k: Key) -> Bool {
+        guard mask != 0 else { return false }
         return slots.withUnsafeBufferPointer { table in
             var h = WordSet.hash(k) & mask
             while true {
@@ -237,6 +271,11 @@ struct WordSet: Sendable {
                 h = (h + 1) & mask
             }
         }
+    }
+
+    /// Lookup with both forms of a word's key at hand.
+    @inline(__always) func contains(exact: Key, folded: Key) -> Bool {
+        contains(key: caseInsensitive ? folded : exact)
     }
 }
 
@@ -266,6 +305,9 @@ struct Spec: Sendable {
     var phpTags = false
     var anchors = false
     var operators = true
+
+    /// Whether any word set of the language ignores case (PHP, SQL): then words need a folded key too.
+    var anyCaseInsensitive: Bool { keywords.caseInsensitive || literals.caseInsensitive || types.caseInsensitive }
 }
 
 enum Specs {
@@ -383,9 +425,13 @@ struct Emitter {
     }
 
     @inline(__always) mutating func open(_ cls: StaticString) {
-        raw(spanOpen, 16)
-        raw(cls.utf8Start, cls.utf8CodeUnitCount)
-        raw(spanOpenEnd, 2)
+        let n = cls.utf8CodeUnitCount
+        reserve(18 + n) // one capacity check for the whole tag
+        let p = buffer.baseAddress! + count
+        p.update(from: spanOpen, count: 16)
+        (p + 16).update(from: cls.utf8Start, count: n)
+        (p + 16 + n).update(from: spanOpenEnd, count: 2)
+        count += 18 + n
     }
 
     @inline(__always) mutating func close() { raw(spanClose, 7) }

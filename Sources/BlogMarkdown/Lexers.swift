@@ -57,7 +57,6 @@ func lexGeneric(_ e: inout Emitter, _ start: Int, _ end: Int, _ s: Spec) {
     var i = start
     var plainStart = start
     var atLineStart = true
-    @inline(__always) func flush(_ e: inout Emitter, _ to: Int) { e.plain(plainStart, to) }
     while i < end {
         let b = c[i]
         if b == 0x0A { atLineStart = true; i += 1; continue }
@@ -180,11 +179,16 @@ func lexGeneric(_ e: inout Emitter, _ start: Int, _ end: Int, _ s: Spec) {
                 while j < end && isIdentChar(c[j]) { j += 1 }
                 // Ruby/Swift: `defined?`, `pod!` style names are looked up with the mark
                 if s.symbols && j < end && (c[j] == UInt8(ascii: "?") || c[j] == UInt8(ascii: "!")) && s.keywords.contains(c, i, j + 1) { j += 1 }
-                if s.keywords.contains(c, i, j) {
+                // one key per word (folded only when some set of the language ignores case)
+                let exact = WordSet.key(c, i, j, false)
+                let folded = s.anyCaseInsensitive ? WordSet.key(c, i, j, true) : exact
+                if let exact, let folded, s.keywords.contains(exact: exact, folded: folded) {
                     cls = "kw"; tokenEnd = j
-                } else if s.literals.contains(c, i, j) {
+                } else if let exact, let folded, s.literals.contains(exact: exact, folded: folded) {
                     cls = "lit"; tokenEnd = j
-                } else if s.types.contains(c, i, j) || (s.capitalizedTypes && b >= 0x41 && b <= 0x5A) {
+                } else if let exact, let folded, s.types.contains(exact: exact, folded: folded) {
+                    cls = "ty"; tokenEnd = j
+                } else if s.capitalizedTypes && b >= 0x41 && b <= 0x5A {
                     cls = "ty"; tokenEnd = j
                 } else if s.functionCalls {
                     var k = j
@@ -202,7 +206,7 @@ func lexGeneric(_ e: inout Emitter, _ start: Int, _ end: Int, _ s: Spec) {
                 continue
             }
         }
-        flush(&e, i)
+        e.plain(plainStart, i)
         e.span(cls, i, tokenEnd)
         // a comment or string may have ended with a newline inside
         if tokenEnd > i && c[tokenEnd - 1] == 0x0A { atLineStart = true }

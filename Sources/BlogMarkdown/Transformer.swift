@@ -181,15 +181,17 @@ final class Transformer {
     /// A source line (1-based) without its line ending.
     private func sourceLine(_ line: Int) -> ArraySlice<UInt8> {
         if lineStarts.isEmpty {
-            lineStarts.append(0)
+            // built in a local (appending to the stored property checked exclusivity on every line)
+            var starts: [Int] = [0]
             source.withUnsafeBufferPointer { b in
                 guard let base = b.baseAddress else { return }
                 var k = 0
                 while k < b.count, let p = memchr(base + k, 0x0A, b.count - k) {
                     k = UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self) - base + 1
-                    lineStarts.append(k)
+                    starts.append(k)
                 }
             }
+            lineStarts = starts
         }
         guard line >= 1 && line <= lineStarts.count else { return [] }
         let start = lineStarts[line - 1]
@@ -262,6 +264,9 @@ final class Transformer {
         if s.first == UInt8(ascii: "|") { s = s.dropFirst() }
         if s.last == UInt8(ascii: "|") && !(s.count >= 2 && s[s.endIndex - 2] == UInt8(ascii: "\\")) { s = s.dropLast() }
         var cells: [ArraySlice<UInt8>] = []
+        var pipes = 0
+        for b in s where b == UInt8(ascii: "|") { pipes += 1 }
+        cells.reserveCapacity(pipes + 1) // no regrowth while splitting
         var start = s.startIndex
         var i = s.startIndex
         while i < s.endIndex {
@@ -382,21 +387,21 @@ final class Transformer {
             // way cmark would render the tree below, and its text is replayed by `collect`.
             var html: [UInt8] = []
             html.reserveCapacity(256)
-            html.append(contentsOf: "<table>\n<thead>\n".utf8)
+            html.append(static: "<table>\n<thead>\n")
             for r in 0..<rows.count {
-                if r == 1 { html.append(contentsOf: "<tbody>\n".utf8) }
-                html.append(contentsOf: "<tr>\n".utf8)
+                if r == 1 { html.append(static: "<tbody>\n") }
+                html.append(static: "<tr>\n")
                 for c in 0..<columns {
                     let open = r == 0 ? TableTags.th[aligns[c].index] : TableTags.td[aligns[c].index]
                     html.append(contentsOf: open.dropLast())
                     if c < rows[r].count { appendEscaped(&html, rows[r][c]) }
                     html.append(contentsOf: (r == 0 ? TableTags.thEnd : TableTags.tdEnd).dropLast())
                 }
-                html.append(contentsOf: "</tr>\n".utf8)
-                if r == 0 { html.append(contentsOf: "</thead>\n".utf8) }
+                html.append(static: "</tr>\n")
+                if r == 0 { html.append(static: "</thead>\n") }
             }
-            if rows.count > 1 { html.append(contentsOf: "</tbody>\n".utf8) }
-            html.append(contentsOf: "</table>\0".utf8)
+            if rows.count > 1 { html.append(static: "</tbody>\n") }
+            html.append(static: "</table>\0")
             let table = makeCustom(block: true, enterC: html, exitC: emptyCString)
             setFlag(table, Transformer.directTableFlag)
             directTables[table] = (rows, columns)
@@ -636,11 +641,28 @@ final class Transformer {
         let n = lit.count
         var delimiters = false
         var interesting = false
-        for b in lit {
-            switch b {
-            case UInt8(ascii: "~"), UInt8(ascii: "*"), UInt8(ascii: "_"): delimiters = true
-            case UInt8(ascii: "["), UInt8(ascii: ":"), UInt8(ascii: "w"), UInt8(ascii: "W"), 0xEE: interesting = true
-            default: break
+        if n > 0 {
+            // Eight bytes at a time while they are all non-ASCII (CJK text) and none is 0xEE; byte by
+            // byte otherwise. Stops early once both answers are known.
+            let raw = UnsafeRawPointer(lit.baseAddress!)
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let high: UInt64 = 0x8080_8080_8080_8080
+            var k = 0
+            while k < n {
+                if k + 8 <= n {
+                    let x = raw.loadUnaligned(fromByteOffset: k, as: UInt64.self)
+                    if x & high == high {
+                        let t = x ^ (ones &* 0xEE)
+                        if (t &- ones) & ~t & high == 0 { k += 8; continue }
+                    }
+                }
+                switch lit[k] {
+                case UInt8(ascii: "~"), UInt8(ascii: "*"), UInt8(ascii: "_"): delimiters = true
+                case UInt8(ascii: "["), UInt8(ascii: ":"), UInt8(ascii: "w"), UInt8(ascii: "W"), 0xEE: interesting = true
+                default: break
+                }
+                if delimiters && interesting { break }
+                k += 1
             }
         }
         guard interesting else { return delimiters }
@@ -969,6 +991,8 @@ final class Transformer {
         swap(&plainText, &self.plainText)
         swap(&codeText, &self.codeText)
         swap(&links, &self.links)
+        // The prose is at most about as long as the source: one allocation instead of regrowth.
+        plainText.reserveCapacity(plainText.count + source.count)
         walk(doc) { node, entering in
             switch kind(node) {
             case CMARK_NODE_TEXT:
@@ -1023,7 +1047,9 @@ final class Transformer {
                 let lower = String(decoding: url, as: UTF8.self).prefix(8).lowercased()
                 guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { continue }
             }
-            var html = Array("<a href=\"".utf8)
+            var html: [UInt8] = []
+            html.reserveCapacity(url.count + 40)
+            html.append(static: "<a href=\"")
             appendEscapedHref(&html, url)
             html.append(UInt8(ascii: "\""))
             let title = stringOf(cmark_node_get_title(link))
@@ -1032,8 +1058,8 @@ final class Transformer {
                 appendEscaped(&html, title.utf8)
                 html.append(UInt8(ascii: "\""))
             }
-            html.append(contentsOf: Array(" rel=\"noopener\">".utf8))
-            let custom = makeCustom(block: false, enter: html, exit: Array("</a>".utf8))
+            html.append(static: " rel=\"noopener\">\0")
+            let custom = makeCustom(block: false, enterC: html, exitC: anchorEndCString)
             cmark_node_insert_before(link, custom)
             moveChildren(from: link, to: custom)
             cmark_node_free(link)
