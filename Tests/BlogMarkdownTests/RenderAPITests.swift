@@ -106,3 +106,30 @@ final class RenderAPITests: XCTestCase {
         XCTAssertEqual(MarkdownRenderer.renderPlainCmark("*a*"), "<p><em>a</em></p>\n")
     }
 }
+
+final class HeadingIDScriptTests: XCTestCase {
+    /// Japanese letters are kept, Japanese punctuation dropped, as the general-category rule says.
+    func testJapaneseHeadingIDs() {
+        XCTAssertEqual(HeadingID.make("日本語の見出し"), "日本語の見出し")
+        XCTAssertEqual(HeadingID.make("カタカナ・ひらがな"), "カタカナひらがな", "the middle dot is punctuation")
+        XCTAssertEqual(HeadingID.make("「引用」と（括弧）"), "引用と括弧")
+        XCTAssertEqual(HeadingID.make("長音ーと々"), "長音ーと々")
+        XCTAssertEqual(HeadingID.make("全角　スペース"), "全角スペース", "U+3000 is not an ASCII space")
+        XCTAssertEqual(HeadingID.make("SwiftUI で 通知"), "swiftui-で-通知")
+        // Every letter of the kana and CJK blocks is kept, every non-letter dropped.
+        for value in Array(0x3041...0x30FF) + Array(0x4E00...0x4E40) {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            let text = String(Character(scalar))
+            let category = scalar.properties.generalCategory
+            let isKept: Bool
+            switch category {
+            case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+                 .nonspacingMark, .spacingMark, .enclosingMark, .decimalNumber, .letterNumber, .otherNumber, .connectorPunctuation:
+                isKept = true
+            default:
+                isKept = false
+            }
+            XCTAssertEqual(HeadingID.make(text), isKept ? text.lowercased() : "", "U+\(String(value, radix: 16))")
+        }
+    }
+}
