@@ -150,4 +150,10 @@ public struct ContentSet: Sendable {
     public var pages: [Page]
     /// Warnings found while loading (errors are thrown).
     public var warnings: [Diagnostic]
+
+    public init(posts: [Post], pages: [Page], warnings: [Diagnostic]) {
+        self.posts = posts
+        self.pages = pages
+        self.warnings = warnings
+    }
 }

@@ -156,7 +156,7 @@ public final class IncrementalBuilder: @unchecked Sendable {
             if let cached = contentCache[path], let stamp = stamps[index], cached.stamp == stamp { continue }
             stale.append(path)
         }
-        let reloaded = loader.loadFiles(stale)
+        var reloaded = loader.loadFiles(stale)
         var newCache: [String: CachedFile] = [:]
         newCache.reserveCapacity(paths.count)
         var staleIndex = 0
@@ -171,8 +171,8 @@ public final class IncrementalBuilder: @unchecked Sendable {
             }
         }
         // Errors are reported before the cache changes, so a fix is noticed even if the stamp repeats.
-        let files = paths.map { newCache[$0]!.file }
-        let content: ContentSet
+        var files = paths.map { newCache[$0]!.file }
+        var content: ContentSet
         do {
             content = try loader.collect(files)
         } catch {
@@ -181,9 +181,11 @@ public final class IncrementalBuilder: @unchecked Sendable {
             throw error
         }
         contentCache = newCache
+        let warnings = content.warnings
+        let freshWarnings = reloaded.flatMap(\.diagnostics)
         lap("content")
 
-        let model = try SiteModel.assemble(content, config: config,
+        var model = try SiteModel.assemble(content, config: config,
                                            options: SiteModel.Options(includeDrafts: options.includeDrafts, includeFuture: options.includeFuture, now: options.now),
                                            previous: lastModel)
         lastModel = model
@@ -191,80 +193,100 @@ public final class IncrementalBuilder: @unchecked Sendable {
 
         let postVersions = model.posts.map { contentCache[$0.sourcePath]?.version ?? 0 }
         let pageVersions = model.pages.map { contentCache[$0.sourcePath]?.version ?? 0 }
-        let keys = Fingerprints(model: model, postVersions: postVersions, pageVersions: pageVersions, epoch: epoch)
-        let jobs = PageRenderer.jobs(model)
-        var jobKeys: [(key: String, fingerprint: Int)] = jobs.map { keys.key(for: $0) }
-        var dirty: [Int] = []
-        for (index, entry) in jobKeys.enumerated() where outputCache[entry.key]?.fingerprint != entry.fingerprint {
-            dirty.append(index)
-        }
-        // Only the list items the dirty pages show are built (all of them in a full build).
-        var needed: Set<Int>?
-        if dirty.count < jobs.count {
-            var indices = Set<Int>()
-            for index in dirty { indices.formUnion(PageRenderer.listedPosts(jobs[index], model: model)) }
-            needed = indices
-        }
-        let renderer = PageRenderer(model: model, theme: theme, summariesFor: needed)
-        var newOutputs: [String: CachedOutput] = [:]
-        if sink != nil {
-            // Streaming: render in batches and hand each batch over at once.
-            var start = 0
-            while start < dirty.count {
-                let end = min(dirty.count, start + 512)
-                try emit(try renderer.render(dirty[start..<end].map { jobs[$0] }))
-                start = end
+        // Pages and feeds, in a scope of their own: the renderer and feed writer hold the model with
+        // every post's HTML, and let go of it when the scope ends.
+        let urls = URLBuilder(config: config)
+        var renderedPages = 0
+        do {
+            let keys = Fingerprints(model: model, postVersions: postVersions, pageVersions: pageVersions, epoch: epoch)
+            let jobs = PageRenderer.jobs(model)
+            var jobKeys: [(key: String, fingerprint: Int)] = jobs.map { keys.key(for: $0) }
+            var dirty: [Int] = []
+            for (index, entry) in jobKeys.enumerated() where outputCache[entry.key]?.fingerprint != entry.fingerprint {
+                dirty.append(index)
             }
-        } else {
-            let rendered = try renderer.render(dirty.map { jobs[$0] })
-            newOutputs.reserveCapacity(jobKeys.count + model.tags.count + 1)
-            for (n, index) in dirty.enumerated() {
-                newOutputs[jobKeys[index].key] = CachedOutput(fingerprint: jobKeys[index].fingerprint, files: [rendered[n]])
+            // Only the list items the dirty pages show are built (all of them in a full build).
+            var needed: Set<Int>?
+            if dirty.count < jobs.count {
+                var indices = Set<Int>()
+                for index in dirty { indices.formUnion(PageRenderer.listedPosts(jobs[index], model: model)) }
+                needed = indices
             }
-            outputs.reserveCapacity(jobs.count + model.tags.count * 2 + 64)
-            for entry in jobKeys {
-                let cached = newOutputs[entry.key] ?? outputCache[entry.key]!
-                newOutputs[entry.key] = cached
-                outputs += cached.files
+            let renderer = PageRenderer(model: model, theme: theme, summariesFor: needed)
+            var newOutputs: [String: CachedOutput] = [:]
+            if sink != nil {
+                // Streaming: render in batches and hand each batch over at once.
+                var start = 0
+                while start < dirty.count {
+                    let end = min(dirty.count, start + 512)
+                    try emit(try renderer.render(dirty[start..<end].map { jobs[$0] }))
+                    start = end
+                }
+            } else {
+                let rendered = try renderer.render(dirty.map { jobs[$0] })
+                newOutputs.reserveCapacity(jobKeys.count + model.tags.count + 1)
+                for (n, index) in dirty.enumerated() {
+                    newOutputs[jobKeys[index].key] = CachedOutput(fingerprint: jobKeys[index].fingerprint, files: [rendered[n]])
+                }
+                outputs.reserveCapacity(jobs.count + model.tags.count * 2 + 64)
+                for entry in jobKeys {
+                    let cached = newOutputs[entry.key] ?? outputCache[entry.key]!
+                    newOutputs[entry.key] = cached
+                    outputs += cached.files
+                }
             }
-        }
-        jobKeys = []
-        lap("render")
+            jobKeys = []
+            lap("render")
 
-        // Feeds: each is rebuilt only when an entry in it changed.
-        let urls = renderer.urls
-        let feeds = FeedWriter(model: model, urls: urls)
-        var feedRequests: [FeedWriter.Request] = []
-        var feedKeys: [String: Int] = [:]
-        feedKeys["feed:"] = keys.feedKey(indices: Array(model.posts.indices.prefix(config.feedLimit)), name: "", slug: "")
-        for tag in model.tags {
-            feedKeys["feed:" + tag.key] = keys.feedKey(indices: Array(tag.postIndices.prefix(config.feedLimit)), name: tag.name, slug: tag.slug)
-        }
-        if outputCache["feed:"]?.fingerprint != feedKeys["feed:"] { feedRequests.append(.init(key: "feed:", tag: nil)) }
-        for tag in model.tags where outputCache["feed:" + tag.key]?.fingerprint != feedKeys["feed:" + tag.key] {
-            feedRequests.append(.init(key: "feed:" + tag.key, tag: tag))
+            // Feeds: each is rebuilt only when an entry in it changed.
+            _ = renderer
+            let feeds = FeedWriter(model: model, urls: urls)
+            var feedRequests: [FeedWriter.Request] = []
+            var feedKeys: [String: Int] = [:]
+            feedKeys["feed:"] = keys.feedKey(indices: Array(model.posts.indices.prefix(config.feedLimit)), name: "", slug: "")
+            for tag in model.tags {
+                feedKeys["feed:" + tag.key] = keys.feedKey(indices: Array(tag.postIndices.prefix(config.feedLimit)), name: tag.name, slug: tag.slug)
+            }
+            if outputCache["feed:"]?.fingerprint != feedKeys["feed:"] { feedRequests.append(.init(key: "feed:", tag: nil)) }
+            for tag in model.tags where outputCache["feed:" + tag.key]?.fingerprint != feedKeys["feed:" + tag.key] {
+                feedRequests.append(.init(key: "feed:" + tag.key, tag: tag))
+            }
+            if sink != nil {
+                // Streaming: feeds in batches, so their prepared entries are never all in memory at once
+                // (an entry shared by two batches is escaped twice: the price of bounded memory).
+                var start = 0
+                while start < feedRequests.count {
+                    let end = min(feedRequests.count, start + 40)
+                    try emit(feeds.feeds(Array(feedRequests[start..<end])))
+                    start = end
+                }
+            } else {
+                for (request, file) in zip(feedRequests, feeds.feeds(feedRequests)) {
+                    newOutputs[request.key] = CachedOutput(fingerprint: feedKeys[request.key]!, files: [file])
+                }
+                for key in ["feed:"] + model.tags.map({ "feed:" + $0.key }) {
+                    let entry = newOutputs[key] ?? outputCache[key]!
+                    newOutputs[key] = entry
+                    outputs += entry.files
+                }
+                outputCache = newOutputs
+            }
+            lap("feeds")
+            renderedPages = dirty.count
         }
         if sink != nil {
-            // Streaming: feeds in batches, so their prepared entries are never all in memory at once
-            // (an entry shared by two batches is escaped twice: the price of bounded memory).
-            var start = 0
-            while start < feedRequests.count {
-                let end = min(feedRequests.count, start + 40)
-                try emit(feeds.feeds(Array(feedRequests[start..<end])))
-                start = end
-            }
-        } else {
-            for (request, file) in zip(feedRequests, feeds.feeds(feedRequests)) {
-                newOutputs[request.key] = CachedOutput(fingerprint: feedKeys[request.key]!, files: [file])
-            }
-            for key in ["feed:"] + model.tags.map({ "feed:" + $0.key }) {
-                let entry = newOutputs[key] ?? outputCache[key]!
-                newOutputs[key] = entry
-                outputs += entry.files
-            }
-            outputCache = newOutputs
+            // Streaming (one-shot) build: the pages and feeds that needed each post's HTML are
+            // written, so the HTML is let go before the search index is built (the largest
+            // remaining allocation), which keeps the peak memory of a large build down.
+            contentCache = [:]
+            lastModel = nil
+            newCache = [:]
+            reloaded = []
+            files = []
+            content = ContentSet(posts: [], pages: [], warnings: [])
+            for index in model.posts.indices { model.posts[index].content.html = "" }
+            for index in model.pages.indices { model.pages[index].content.html = "" }
         }
-        lap("feeds")
         let indexes = IndexWriter(model: model, urls: urls)
         // tags.json and posts.json: rebuilt only when what they list changed.
         var tagsHasher = Hasher()
@@ -294,8 +316,9 @@ public final class IncrementalBuilder: @unchecked Sendable {
             return hasher.finalize()
         })
         lap("search")
-        try emit(feeds.sitemap(pagePaths: SiteBuilder.sitemapPaths(model: model, urls: urls))
-                 + [feeds.robots(), OutputFile(path: ".nojekyll", bytes: [])]
+        let sitemaps = FeedWriter(model: model, urls: urls)
+        try emit(sitemaps.sitemap(pagePaths: SiteBuilder.sitemapPaths(model: model, urls: urls))
+                 + [sitemaps.robots(), OutputFile(path: ".nojekyll", bytes: [])]
                  + theme.assets.map { OutputFile(path: $0.path, bytes: $0.bytes) })
         lap("sitemap")
 
@@ -310,8 +333,8 @@ public final class IncrementalBuilder: @unchecked Sendable {
         try emit(staticCache!)
         outputs.sort { $0.path < $1.path }
         lap("static")
-        let site = BuiltSite(files: outputs, model: model, warnings: content.warnings, timings: timings)
-        return Result(site: site, warnings: reloaded.flatMap(\.diagnostics), renderedPages: dirty.count)
+        let site = BuiltSite(files: outputs, model: model, warnings: warnings, timings: timings)
+        return Result(site: site, warnings: freshWarnings, renderedPages: renderedPages)
     }
 
     static func stamp(_ path: String) -> FileStamp? {
