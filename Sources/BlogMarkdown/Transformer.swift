@@ -1052,12 +1052,7 @@ final class Transformer {
             html.append(static: "<a href=\"")
             appendEscapedHref(&html, url)
             html.append(UInt8(ascii: "\""))
-            let title = stringOf(cmark_node_get_title(link))
-            if !title.isEmpty {
-                html.append(contentsOf: Array(" title=\"".utf8))
-                appendEscaped(&html, title.utf8)
-                html.append(UInt8(ascii: "\""))
-            }
+            appendTitleAttribute(&html, of: link)
             html.append(static: " rel=\"noopener\">\0")
             let custom = makeCustom(block: false, enterC: html, exitC: anchorEndCString)
             cmark_node_insert_before(link, custom)
@@ -1080,14 +1075,18 @@ final class Transformer {
             }
             appendEscaped(&html, alt)
             html.append(UInt8(ascii: "\""))
-            let title = stringOf(cmark_node_get_title(image))
-            if !title.isEmpty {
-                html.append(contentsOf: Array(" title=\"".utf8))
-                appendEscaped(&html, title.utf8)
-                html.append(UInt8(ascii: "\""))
-            }
+            appendTitleAttribute(&html, of: image)
             html.append(contentsOf: Array(" loading=\"lazy\" />".utf8))
             replace(image, with: makeCustom(block: false, enter: html, exit: []))
         }
+    }
+
+    /// ` title="…"` of a link or image, when it has one.
+    private func appendTitleAttribute(_ html: inout [UInt8], of node: OpaquePointer) {
+        let title = stringOf(cmark_node_get_title(node))
+        guard !title.isEmpty else { return }
+        html.append(contentsOf: Array(" title=\"".utf8))
+        appendEscaped(&html, title.utf8)
+        html.append(UInt8(ascii: "\""))
     }
 }
