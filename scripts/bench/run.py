@@ -50,6 +50,43 @@ def timed(cmd, cwd=None):
             "rss_mb": int(rss_kb) / 1024.0, "stderr": run.stderr}
 
 
+# Folders to delete once everything is measured. Deleting a large output folder and building again
+# at once makes the next build pay for it: on ext4 without a journal (this machine's disk) the inode
+# allocator skips every inode freed in the last 60 s (5 minutes while its block is dirty) one by one,
+# which tripled the kernel time of a 10,000-post build. So each full build (blog's and Hugo's) writes
+# into a folder of its own, nothing is deleted until the end, and `settle()` waits out deletions
+# made just before a measurement (a previous bench's leftovers, the serve test's corpus copy).
+GARBAGE = []
+LAST_DELETE = [0.0]
+SETTLE_S = 62.0
+
+
+def discard(path):
+    """Deletes path now (counted by settle())."""
+    if os.path.exists(path):
+        shutil.rmtree(path, ignore_errors=True)
+        LAST_DELETE[0] = time.monotonic()
+
+
+def settle():
+    """Writes dirty buffers back and waits until SETTLE_S have passed since the last deletion."""
+    if LAST_DELETE[0] == 0.0:
+        return
+    subprocess.run(["sync"], check=False)
+    wait = SETTLE_S - (time.monotonic() - LAST_DELETE[0])
+    if wait > 0:
+        log(f"    waiting {wait:.0f} s for freed inodes to settle (see GARBAGE in run.py)")
+        time.sleep(wait)
+
+
+def run_folder(base, i):
+    """A fresh output folder for run i, deleted at the end of the bench."""
+    path = f"{base}.run{i}"
+    discard(path)
+    GARBAGE.append(path)
+    return path
+
+
 def median_of(samples, key):
     return statistics.median(s[key] for s in samples)
 
@@ -87,13 +124,16 @@ def parse_phases(stderr):
 def bench_blog(blog, corpus, out, runs):
     full = []
     phase_runs = []
+    discard(out)
+    folders = [run_folder(out, i) for i in range(runs)]
     for i in range(runs):
-        if os.path.exists(out):
-            shutil.rmtree(out)
-        r = timed([blog, "build", "--source", corpus, "--output", out, "--quiet", "--timings"])
+        settle()
+        r = timed([blog, "build", "--source", corpus, "--output", folders[i], "--quiet", "--timings"])
         full.append(r)
         phase_runs.append(parse_phases(r["stderr"]))
         log(f"    blog full build {i + 1}/{runs}: {r['wall_s']:.2f} s wall, {r['cpu_s']:.2f} s CPU, {r['rss_mb']:.0f} MB")
+    # The last run's output is the site the other measurements use.
+    os.rename(folders[-1], out)
     html = count_html(out)
     result = {"full": summarize(full), "html_pages": html}
     result["full"]["pages_per_s"] = html / result["full"]["wall_s"]
@@ -168,8 +208,8 @@ def bench_hugo(corpus, runs):
         dest = os.path.join(work, "public")
         samples = []
         for i in range(runs):
-            if os.path.exists(dest):
-                shutil.rmtree(dest)
+            dest = os.path.join(work, f"public{i}")
+            settle()
             r = timed(["hugo", "--quiet", "--source", work, "--destination", dest, "--cacheDir", os.path.join(work, "cache")])
             samples.append(r)
             log(f"    hugo full build {i + 1}/{runs}: {r['wall_s']:.2f} s wall, {r['cpu_s']:.2f} s CPU, {r['rss_mb']:.0f} MB")
@@ -178,7 +218,7 @@ def bench_hugo(corpus, runs):
         result["full"]["pages_per_s"] = html / result["full"]["wall_s"]
         return result
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        GARBAGE.append(work)
 
 
 def blog_bench(bench, sub, corpus, passes):
@@ -369,6 +409,11 @@ def main():
         "hugo_version": hugo,
         "sizes": [],
     }
+    # Outputs of a previous bench go first, all at once (one settle() for all of them).
+    for spec in args.corpus:
+        base = os.path.join(args.work, f"out-{int(spec.split('=', 1)[0])}")
+        for leftover in [base] + [f"{base}.run{i}" for i in range(max(args.runs, 10))]:
+            discard(leftover)
     for spec in args.corpus:
         n_text, corpus = spec.split("=", 1)
         n = int(n_text)
@@ -403,10 +448,13 @@ def main():
         if not args.no_serve and n <= args.serve_max_posts:
             log("    serve reload latency…")
             entry["serve"] = serve_latency.measure(args.blog, corpus)
+            LAST_DELETE[0] = time.monotonic()  # it deletes its copy of the corpus
         else:
             entry["serve"] = {"skipped": "--no-serve" if args.no_serve else f"over --serve-max-posts {args.serve_max_posts}"}
         results["sizes"].append(entry)
 
+    for path in GARBAGE:
+        shutil.rmtree(path, ignore_errors=True)
     results["elapsed_s"] = time.monotonic() - started
     os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
     with open(args.json, "w", encoding="utf-8") as f:
