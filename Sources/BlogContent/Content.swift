@@ -79,31 +79,36 @@ public struct Post: Sendable {
 
     /// The first `limit` characters (Unicode scalars) of text with whitespace folded, with an ellipsis when cut.
     public static func excerpt(_ text: String, limit: Int) -> String {
-        var result = String.UnicodeScalarView()
-        var count = 0
-        var lastWasSpace = true
-        for scalar in text.unicodeScalars {
-            if scalar == " " || scalar == "\n" || scalar == "\t" || scalar == "\r" || scalar == "\u{3000}" || (scalar.value > 0x7F && scalar.properties.isWhitespace) {
-                if !lastWasSpace {
-                    result.append(" ")
+        var text = text
+        return text.withUTF8 { bytes -> String in
+            var result: [UInt8] = []
+            result.reserveCapacity(min(bytes.count, limit * 3 + 8))
+            var count = 0
+            var lastWasSpace = true
+            var i = 0
+            while i < bytes.count {
+                let (scalar, length) = ScalarTable.decode(bytes, i)
+                if scalar == 0x20 || scalar == 0x0A || scalar == 0x09 || scalar == 0x0D || (scalar > 0x7F && ScalarTable.isWhitespace(scalar)) {
+                    if !lastWasSpace {
+                        result.append(0x20)
+                        count += 1
+                    }
+                    lastWasSpace = true
+                } else {
+                    // Combining marks stay with their base character.
+                    if count >= limit && !(scalar > 0x7F && ScalarTable.isNonspacingMark(scalar)) {
+                        while result.last == 0x20 { result.removeLast() }
+                        return String(decoding: result, as: UTF8.self) + "…"
+                    }
+                    result.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[i..<(i + length)]))
                     count += 1
+                    lastWasSpace = false
                 }
-                lastWasSpace = true
-            } else {
-                // Combining marks stay with their base character.
-                if count >= limit && !(scalar.value > 0x7F && scalar.properties.generalCategory == .nonspacingMark) {
-                    var cut = String(result)
-                    while cut.hasSuffix(" ") { cut.removeLast() }
-                    return cut + "…"
-                }
-                result.append(scalar)
-                count += 1
-                lastWasSpace = false
+                i += length
             }
+            while result.last == 0x20 { result.removeLast() }
+            return String(decoding: result, as: UTF8.self)
         }
-        var text = String(result)
-        while text.hasSuffix(" ") { text.removeLast() }
-        return text
     }
 
     /// Minutes to read: Japanese counted by characters (500 a minute), other text by words (200 a minute).
@@ -111,24 +116,84 @@ public struct Post: Sendable {
         var cjk = 0
         var words = 0
         var inWord = false
-        for scalar in text.unicodeScalars {
-            let v = scalar.value
-            if v < 0x80 {
-                let isWordByte = (v >= 0x30 && v <= 0x39) || (v >= 0x41 && v <= 0x5A) || (v >= 0x61 && v <= 0x7A)
-                if isWordByte && !inWord { words += 1 }
-                inWord = isWordByte
-            } else if (0x3040...0x30FF).contains(v) || (0x3400...0x9FFF).contains(v) || (0xAC00...0xD7AF).contains(v) || (0xF900...0xFAFF).contains(v) {
-                cjk += 1
-                inWord = false
-            } else if scalar.properties.isAlphabetic || scalar.properties.numericType != nil {
-                if !inWord { words += 1 }
-                inWord = true
-            } else {
-                inWord = false
+        var text = text
+        text.withUTF8 { bytes in
+            var i = 0
+            let n = bytes.count
+            while i < n {
+                let b = bytes[i]
+                if b < 0x80 {
+                    let isWordByte = (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
+                    if isWordByte && !inWord { words += 1 }
+                    inWord = isWordByte
+                    i += 1
+                    continue
+                }
+                let (v, length) = ScalarTable.decode(bytes, i)
+                i += length
+                if (0x3040...0x30FF).contains(v) || (0x3400...0x9FFF).contains(v) || (0xAC00...0xD7AF).contains(v) || (0xF900...0xFAFF).contains(v) {
+                    cjk += 1
+                    inWord = false
+                } else if ScalarTable.isWordCharacter(v) {
+                    if !inWord { words += 1 }
+                    inWord = true
+                } else {
+                    inWord = false
+                }
             }
         }
         let minutes = Double(cjk) / 500.0 + Double(words) / 200.0
         return max(1, Int(minutes.rounded()))
+    }
+}
+
+/// Unicode properties the summaries and reading times ask of every character, looked up once per
+/// Basic Multilingual Plane scalar in bit tables (the standard library's property lookups cost far
+/// more than the rest of the loop); other planes ask the standard library.
+enum ScalarTable {
+    static let tables: (word: [UInt64], space: [UInt64], mark: [UInt64]) = {
+        var word = [UInt64](repeating: 0, count: 1024)
+        var space = [UInt64](repeating: 0, count: 1024)
+        var mark = [UInt64](repeating: 0, count: 1024)
+        for v in 0..<0x10000 {
+            guard let scalar = Unicode.Scalar(UInt32(v)) else { continue }
+            let properties = scalar.properties
+            if properties.isAlphabetic || properties.numericType != nil { word[v >> 6] |= 1 << UInt64(v & 63) }
+            if properties.isWhitespace { space[v >> 6] |= 1 << UInt64(v & 63) }
+            if properties.generalCategory == .nonspacingMark { mark[v >> 6] |= 1 << UInt64(v & 63) }
+        }
+        return (word, space, mark)
+    }()
+
+    @inline(__always)
+    static func bit(_ table: [UInt64], _ v: UInt32) -> Bool {
+        table[Int(v >> 6)] & (1 << UInt64(v & 63)) != 0
+    }
+
+    static func isWordCharacter(_ v: UInt32) -> Bool {
+        if v < 0x10000 { return bit(tables.word, v) }
+        guard let scalar = Unicode.Scalar(v) else { return false }
+        return scalar.properties.isAlphabetic || scalar.properties.numericType != nil
+    }
+
+    static func isWhitespace(_ v: UInt32) -> Bool {
+        if v < 0x10000 { return bit(tables.space, v) }
+        return Unicode.Scalar(v)?.properties.isWhitespace ?? false
+    }
+
+    static func isNonspacingMark(_ v: UInt32) -> Bool {
+        if v < 0x10000 { return bit(tables.mark, v) }
+        return Unicode.Scalar(v)?.properties.generalCategory == .nonspacingMark
+    }
+
+    /// The scalar at `i` of valid UTF-8 and its length in bytes.
+    @inline(__always)
+    static func decode(_ bytes: UnsafeBufferPointer<UInt8>, _ i: Int) -> (UInt32, Int) {
+        let b = bytes[i]
+        if b < 0x80 { return (UInt32(b), 1) }
+        if b < 0xE0 { return (UInt32(b & 0x1F) << 6 | UInt32(bytes[i + 1] & 0x3F), 2) }
+        if b < 0xF0 { return (UInt32(b & 0x0F) << 12 | UInt32(bytes[i + 1] & 0x3F) << 6 | UInt32(bytes[i + 2] & 0x3F), 3) }
+        return (UInt32(b & 0x07) << 18 | UInt32(bytes[i + 1] & 0x3F) << 12 | UInt32(bytes[i + 2] & 0x3F) << 6 | UInt32(bytes[i + 3] & 0x3F), 4)
     }
 }
 

@@ -15,46 +15,55 @@ public struct SplitDocument: Sendable {
     /// Splits at line-anchored `---` fences: the first line must be `---` and the front matter ends at
     /// the next line that is `---` or `...` (trailing spaces allowed). A `---` elsewhere is Markdown.
     public static func split(_ text: String, path: String) throws -> SplitDocument {
-        let bytes = Array(text.utf8)
-        let count = bytes.count
-        /// End of the line starting at `start` (index of its `\n`, or `count`).
-        func lineEnd(_ start: Int) -> Int {
-            var i = start
-            while i < count && bytes[i] != 0x0A { i += 1 }
-            return i
-        }
-        /// Whether bytes[start..<end] is `---` (or `...` when allowed) followed only by spaces or tabs.
-        func isFence(_ start: Int, _ end: Int, allowDots: Bool) -> Bool {
-            guard end - start >= 3 else { return false }
-            let c = bytes[start]
-            guard c == UInt8(ascii: "-") || (allowDots && c == UInt8(ascii: ".")) else { return false }
-            guard bytes[start + 1] == c && bytes[start + 2] == c else { return false }
-            var i = start + 3
-            while i < end {
-                if bytes[i] != 0x20 && bytes[i] != 0x09 { return false }
-                i += 1
+        var text = text
+        // The text is valid UTF-8 and the fences are whole ASCII lines, so the parts are cut at
+        // UTF-8 offsets without decoding or validating again.
+        let cut: (yaml: Range<Int>, body: Int, bodyLine: Int)? = try text.withUTF8 { bytes in
+            let count = bytes.count
+            /// End of the line starting at `start` (index of its `\n`, or `count`).
+            func lineEnd(_ start: Int) -> Int {
+                guard start < count else { return count }
+                return bytes.baseAddress.map { base in
+                    memchr(base + start, 0x0A, count - start).map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base } ?? count
+                } ?? count
             }
-            return true
+            /// Whether bytes[start..<end] is `---` (or `...` when allowed) followed only by spaces or tabs.
+            func isFence(_ start: Int, _ end: Int, allowDots: Bool) -> Bool {
+                guard end - start >= 3 else { return false }
+                let c = bytes[start]
+                guard c == UInt8(ascii: "-") || (allowDots && c == UInt8(ascii: ".")) else { return false }
+                guard bytes[start + 1] == c && bytes[start + 2] == c else { return false }
+                var i = start + 3
+                while i < end {
+                    if bytes[i] != 0x20 && bytes[i] != 0x09 { return false }
+                    i += 1
+                }
+                return true
+            }
+            let firstEnd = lineEnd(0)
+            guard isFence(0, firstEnd, allowDots: false) else { return nil }
+            var line = 2
+            var start = firstEnd + 1
+            while start <= count {
+                let end = lineEnd(start)
+                if isFence(start, end, allowDots: true) {
+                    let yamlEnd = max(firstEnd + 1, start - 1)
+                    return (min(firstEnd + 1, yamlEnd)..<yamlEnd, min(end + 1, count), line + 1)
+                }
+                if end >= count { break }
+                start = end + 1
+                line += 1
+            }
+            throw Diagnostic.error("the front matter starting here is not closed by a '---' line", at: SourceLocation(file: path, line: 1, column: 1))
         }
-        let firstEnd = lineEnd(0)
-        guard isFence(0, firstEnd, allowDots: false) else {
+        guard let cut else {
             return SplitDocument(yaml: nil, yamlFirstLine: 1, body: text, bodyFirstLine: 1)
         }
-        var line = 2
-        var start = firstEnd + 1
-        while start <= count {
-            let end = lineEnd(start)
-            if isFence(start, end, allowDots: true) {
-                let yamlEnd = max(firstEnd + 1, start - 1)
-                let yaml = String(decoding: bytes[min(firstEnd + 1, yamlEnd)..<yamlEnd], as: UTF8.self)
-                let bodyStart = min(end + 1, count)
-                return SplitDocument(yaml: yaml, yamlFirstLine: 2, body: String(decoding: bytes[bodyStart...], as: UTF8.self), bodyFirstLine: line + 1)
-            }
-            if end >= count { break }
-            start = end + 1
-            line += 1
-        }
-        throw Diagnostic.error("the front matter starting here is not closed by a '---' line", at: SourceLocation(file: path, line: 1, column: 1))
+        let utf8 = text.utf8
+        func index(_ offset: Int) -> String.Index { utf8.index(utf8.startIndex, offsetBy: offset) }
+        let yaml = String(text[index(cut.yaml.lowerBound)..<index(cut.yaml.upperBound)])
+        let body = String(text[index(cut.body)...])
+        return SplitDocument(yaml: yaml, yamlFirstLine: 2, body: body, bodyFirstLine: cut.bodyLine)
     }
 }
 

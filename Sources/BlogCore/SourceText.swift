@@ -1,16 +1,46 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Reading user files as text: strict UTF-8 with the place of the first bad byte,
 /// a leading byte-order mark dropped and CRLF line ends folded to LF.
 public enum SourceText {
     public static func read(_ url: URL, displayPath: String) throws -> String {
-        let data: Data
+        let bytes: [UInt8]
         do {
-            data = try Data(contentsOf: url)
+            bytes = try readBytes(url.path)
         } catch {
             throw Diagnostic.error("cannot read the file: \(reason(error))", at: SourceLocation(file: displayPath))
         }
-        return try decode([UInt8](data), displayPath: displayPath)
+        return try decode(bytes, displayPath: displayPath)
+    }
+
+    /// A file's bytes, read straight into an array (no `Data` in between).
+    public static func readBytes(_ path: String) throws -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        if (info.st_mode & S_IFMT) == S_IFDIR { throw POSIXError(.EISDIR) }
+        var bytes = [UInt8](repeating: 0, count: max(Int(info.st_size), 0))
+        var filled = 0
+        while true {
+            if filled == bytes.count {
+                // The file grew (or reports no size): read on in chunks.
+                bytes.append(contentsOf: repeatElement(0, count: max(4096, bytes.count / 2)))
+            }
+            let count = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, $0.count - filled) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            }
+            if count == 0 { break }
+            filled += count
+        }
+        bytes.removeLast(bytes.count - filled)
+        return bytes
     }
 
     public static func decode(_ bytes: [UInt8], displayPath: String) throws -> String {
@@ -72,6 +102,13 @@ public enum SourceText {
     }
 
     static func reason(_ error: Error) -> String {
+        if let posix = error as? POSIXError {
+            switch posix.code {
+            case .EACCES: return "permission denied"
+            case .ENOENT: return "no such file"
+            default: return String(cString: strerror(posix.code.rawValue))
+            }
+        }
         let nsError = error as NSError
         if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
             return String(cString: strerror(Int32(underlying.code)))

@@ -141,3 +141,81 @@ final class TagAndConfigTests: XCTestCase {
         }
     }
 }
+
+/// Summaries and reading times are computed on UTF-8 bytes with property tables; these check them
+/// against the plain definition (Unicode scalar properties asked one by one) on random text.
+final class TextMeasureTests: XCTestCase {
+    static func referenceMinutes(_ text: String) -> Int {
+        var cjk = 0, words = 0, inWord = false
+        for scalar in text.unicodeScalars {
+            let v = scalar.value
+            if v < 0x80 {
+                let isWordByte = (v >= 0x30 && v <= 0x39) || (v >= 0x41 && v <= 0x5A) || (v >= 0x61 && v <= 0x7A)
+                if isWordByte && !inWord { words += 1 }
+                inWord = isWordByte
+            } else if (0x3040...0x30FF).contains(v) || (0x3400...0x9FFF).contains(v) || (0xAC00...0xD7AF).contains(v) || (0xF900...0xFAFF).contains(v) {
+                cjk += 1
+                inWord = false
+            } else if scalar.properties.isAlphabetic || scalar.properties.numericType != nil {
+                if !inWord { words += 1 }
+                inWord = true
+            } else {
+                inWord = false
+            }
+        }
+        return max(1, Int((Double(cjk) / 500.0 + Double(words) / 200.0).rounded()))
+    }
+
+    static func referenceExcerpt(_ text: String, limit: Int) -> String {
+        var result = String.UnicodeScalarView()
+        var count = 0
+        var lastWasSpace = true
+        for scalar in text.unicodeScalars {
+            if scalar == " " || scalar == "\n" || scalar == "\t" || scalar == "\r" || (scalar.value > 0x7F && scalar.properties.isWhitespace) {
+                if !lastWasSpace { result.append(" "); count += 1 }
+                lastWasSpace = true
+            } else {
+                if count >= limit && scalar.properties.generalCategory != .nonspacingMark {
+                    var cut = String(result)
+                    while cut.hasSuffix(" ") { cut.removeLast() }
+                    return cut + "…"
+                }
+                result.append(scalar)
+                count += 1
+                lastWasSpace = false
+            }
+        }
+        var text = String(result)
+        while text.hasSuffix(" ") { text.removeLast() }
+        return text
+    }
+
+    func testKnownCounts() {
+        XCTAssertEqual(Post.readingMinutes(String(repeating: "漢", count: 1000)), 2)
+        XCTAssertEqual(Post.readingMinutes(Array(repeating: "word", count: 600).joined(separator: " ")), 3)
+        // 々 and 〇 are letters; 「」 and 。 are not; Ａ (full width) is a letter.
+        XCTAssertEqual(Post.readingMinutes(Array(repeating: "々 〇 Ａ", count: 200).joined(separator: "。")), 3)
+        XCTAssertEqual(Post.readingMinutes(""), 1)
+        XCTAssertEqual(Post.excerpt("  Swiftで\u{3000}\n非同期処理  ", limit: 140), "Swiftで 非同期処理")
+        XCTAssertEqual(Post.excerpt("あいうえお", limit: 3), "あいう…")
+        XCTAssertEqual(Post.excerpt("か\u{3099}きく", limit: 1), "か\u{3099}…")
+        XCTAssertEqual(Post.excerpt("ab 😀 cd", limit: 4), "ab 😀…")
+    }
+
+    func testMatchesScalarPropertiesOnRandomText() {
+        let pieces: [String] = ["a", "Z", "9", " ", "\n", "\t", "\r", "\u{3000}", "\u{00A0}", "\u{2028}", "é", "e\u{301}",
+                                "か", "\u{3099}", "漢", "々", "〇", "「", "」", "。", "、", "Ａ", "１", "ｱ", "한", "Я", "ß",
+                                "😀", "𠮷", "\u{1D7D8}", "-", "_", ".", "\u{200B}", "ー", "・", "Ⅻ", "½", "\u{0E31}", "\u{0B}", "\u{85}"]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<400 {
+            let length = Int.random(in: 0...300, using: &generator)
+            let text = (0..<length).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            XCTAssertEqual(Post.readingMinutes(text), Self.referenceMinutes(text), text)
+            for limit in [0, 1, 5, 140] {
+                XCTAssertEqual(Post.excerpt(text, limit: limit), Self.referenceExcerpt(text, limit: limit), text)
+            }
+        }
+        let words = Array(repeating: "Swift concurrency は 非同期処理 を 簡潔 に 書ける", count: 300).joined(separator: " ")
+        XCTAssertEqual(Post.readingMinutes(words), Self.referenceMinutes(words))
+    }
+}
