@@ -80,6 +80,7 @@ public struct Post: Sendable {
     /// The first `limit` characters (Unicode scalars) of text with whitespace folded, with an ellipsis when cut.
     public static func excerpt(_ text: String, limit: Int) -> String {
         var text = text
+        let (space, mark) = (ScalarTable.tables.space, ScalarTable.tables.mark)
         return text.withUTF8 { bytes -> String in
             var result: [UInt8] = []
             result.reserveCapacity(min(bytes.count, limit * 3 + 8))
@@ -88,7 +89,7 @@ public struct Post: Sendable {
             var i = 0
             while i < bytes.count {
                 let (scalar, length) = ScalarTable.decode(bytes, i)
-                if scalar == 0x20 || scalar == 0x0A || scalar == 0x09 || scalar == 0x0D || (scalar > 0x7F && ScalarTable.isWhitespace(scalar)) {
+                if scalar == 0x20 || scalar == 0x0A || scalar == 0x09 || scalar == 0x0D || (scalar > 0x7F && (scalar < 0x10000 ? ScalarTable.bit(space, scalar) : ScalarTable.isWhitespace(scalar))) {
                     if !lastWasSpace {
                         result.append(0x20)
                         count += 1
@@ -96,7 +97,7 @@ public struct Post: Sendable {
                     lastWasSpace = true
                 } else {
                     // Combining marks stay with their base character.
-                    if count >= limit && !(scalar > 0x7F && ScalarTable.isNonspacingMark(scalar)) {
+                    if count >= limit && !(scalar > 0x7F && (scalar < 0x10000 ? ScalarTable.bit(mark, scalar) : ScalarTable.isNonspacingMark(scalar))) {
                         while result.last == 0x20 { result.removeLast() }
                         return String(decoding: result, as: UTF8.self) + "…"
                     }
@@ -117,6 +118,7 @@ public struct Post: Sendable {
         var words = 0
         var inWord = false
         var text = text
+        let table = ScalarTable.tables.word
         text.withUTF8 { bytes in
             var i = 0
             let n = bytes.count
@@ -134,7 +136,7 @@ public struct Post: Sendable {
                 if (0x3040...0x30FF).contains(v) || (0x3400...0x9FFF).contains(v) || (0xAC00...0xD7AF).contains(v) || (0xF900...0xFAFF).contains(v) {
                     cjk += 1
                     inWord = false
-                } else if ScalarTable.isWordCharacter(v) {
+                } else if v < 0x10000 ? ScalarTable.bit(table, v) : ScalarTable.isWordCharacter(v) {
                     if !inWord { words += 1 }
                     inWord = true
                 } else {

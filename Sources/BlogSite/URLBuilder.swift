@@ -1,5 +1,6 @@
 import BlogCore
 import BlogContent
+import Foundation
 
 /// Every URL of the site, with the base path applied once, here.
 struct URLBuilder: Sendable {
@@ -32,37 +33,46 @@ struct URLBuilder: Sendable {
     }
 
     func rewriteRootLinks(bytes: [UInt8], absolute: Bool) -> [UInt8] {
-        let prefix = Array(((absolute ? origin : "") + basePath).utf8)
-        if prefix == [UInt8(ascii: "/")] { return bytes }
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count + 256)
-        bytes.withUnsafeBufferPointer { buffer in
-            let count = buffer.count
-            var runStart = 0
-            var i = 0
-            // Looks for `="/` and checks that `href` or `src` comes before it.
-            while i + 2 < count {
-                guard buffer[i] == UInt8(ascii: "="), buffer[i + 1] == UInt8(ascii: "\""), buffer[i + 2] == UInt8(ascii: "/") else {
-                    i += 1
-                    continue
-                }
-                let isHref = i >= 5 && buffer[i - 4] == UInt8(ascii: "h") && buffer[i - 3] == UInt8(ascii: "r") && buffer[i - 2] == UInt8(ascii: "e")
-                    && buffer[i - 1] == UInt8(ascii: "f") && buffer[i - 5] == UInt8(ascii: " ")
-                let isSrc = i >= 4 && buffer[i - 3] == UInt8(ascii: "s") && buffer[i - 2] == UInt8(ascii: "r") && buffer[i - 1] == UInt8(ascii: "c")
-                    && buffer[i - 4] == UInt8(ascii: " ")
-                // Protocol-relative `//host` stays as is.
-                let protocolRelative = i + 3 < count && buffer[i + 3] == UInt8(ascii: "/")
-                if (isHref || isSrc) && !protocolRelative {
-                    out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[runStart..<(i + 2)]))
-                    out.append(contentsOf: prefix)
-                    i += 3
-                    runStart = i
-                } else {
-                    i += 1
-                }
-            }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[runStart..<count]))
+        bytes.withUnsafeBufferPointer { source in
+            withRootLinksRewritten(source, absolute: absolute) { Array($0) }
         }
-        return out
+    }
+
+    /// Calls `body` with `source` after the rewrite (`source` itself when nothing changes).
+    func withRootLinksRewritten<R>(_ source: UnsafeBufferPointer<UInt8>, absolute: Bool, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        let prefix = Array(((absolute ? origin : "") + basePath).utf8)
+        if prefix == [UInt8(ascii: "/")] { return body(source) }
+        guard let base = source.baseAddress else { return body(source) }
+        let count = source.count
+        var out: [UInt8] = []
+        var runStart = 0
+        var i = 0
+        // Looks for `="/` and checks that `href` or `src` comes before it.
+        while i + 2 < count {
+            guard let found = memchr(base + i, Int32(UInt8(ascii: "=")), count - 2 - i) else { break }
+            i = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - base
+            guard source[i + 1] == UInt8(ascii: "\""), source[i + 2] == UInt8(ascii: "/") else {
+                i += 1
+                continue
+            }
+            let isHref = i >= 5 && source[i - 4] == UInt8(ascii: "h") && source[i - 3] == UInt8(ascii: "r") && source[i - 2] == UInt8(ascii: "e")
+                && source[i - 1] == UInt8(ascii: "f") && source[i - 5] == UInt8(ascii: " ")
+            let isSrc = i >= 4 && source[i - 3] == UInt8(ascii: "s") && source[i - 2] == UInt8(ascii: "r") && source[i - 1] == UInt8(ascii: "c")
+                && source[i - 4] == UInt8(ascii: " ")
+            // Protocol-relative `//host` stays as is.
+            let protocolRelative = i + 3 < count && source[i + 3] == UInt8(ascii: "/")
+            if (isHref || isSrc) && !protocolRelative {
+                if out.isEmpty { out.reserveCapacity(count + 256) }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: source[runStart..<(i + 2)]))
+                out.append(contentsOf: prefix)
+                i += 3
+                runStart = i
+            } else {
+                i += 1
+            }
+        }
+        if runStart == 0 { return body(source) }
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: source[runStart..<count]))
+        return out.withUnsafeBufferPointer(body)
     }
 }

