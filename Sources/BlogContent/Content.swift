@@ -80,7 +80,6 @@ public struct Post: Sendable {
     /// The first `limit` characters (Unicode scalars) of text with whitespace folded, with an ellipsis when cut.
     public static func excerpt(_ text: String, limit: Int) -> String {
         var text = text
-        let (space, mark) = (ScalarTable.tables.space, ScalarTable.tables.mark)
         return text.withUTF8 { bytes -> String in
             var result: [UInt8] = []
             result.reserveCapacity(min(bytes.count, limit * 3 + 8))
@@ -89,7 +88,7 @@ public struct Post: Sendable {
             var i = 0
             while i < bytes.count {
                 let (scalar, length) = ScalarTable.decode(bytes, i)
-                if scalar == 0x20 || scalar == 0x0A || scalar == 0x09 || scalar == 0x0D || (scalar > 0x7F && (scalar < 0x10000 ? ScalarTable.bit(space, scalar) : ScalarTable.isWhitespace(scalar))) {
+                if scalar == 0x20 || scalar == 0x0A || scalar == 0x09 || scalar == 0x0D || (scalar > 0x7F && ScalarTable.isWhitespace(scalar)) {
                     if !lastWasSpace {
                         result.append(0x20)
                         count += 1
@@ -97,7 +96,7 @@ public struct Post: Sendable {
                     lastWasSpace = true
                 } else {
                     // Combining marks stay with their base character.
-                    if count >= limit && !(scalar > 0x7F && (scalar < 0x10000 ? ScalarTable.bit(mark, scalar) : ScalarTable.isNonspacingMark(scalar))) {
+                    if count >= limit && !(scalar > 0x7F && ScalarTable.isNonspacingMark(scalar)) {
                         while result.last == 0x20 { result.removeLast() }
                         return String(decoding: result, as: UTF8.self) + "…"
                     }
@@ -118,7 +117,6 @@ public struct Post: Sendable {
         var words = 0
         var inWord = false
         var text = text
-        let table = ScalarTable.tables.word
         text.withUTF8 { bytes in
             var i = 0
             let n = bytes.count
@@ -136,7 +134,7 @@ public struct Post: Sendable {
                 if (0x3040...0x30FF).contains(v) || (0x3400...0x9FFF).contains(v) || (0xAC00...0xD7AF).contains(v) || (0xF900...0xFAFF).contains(v) {
                     cjk += 1
                     inWord = false
-                } else if v < 0x10000 ? ScalarTable.bit(table, v) : ScalarTable.isWordCharacter(v) {
+                } else if ScalarTable.isWordCharacter(v) {
                     if !inWord { words += 1 }
                     inWord = true
                 } else {
@@ -149,42 +147,31 @@ public struct Post: Sendable {
     }
 }
 
-/// Unicode properties the summaries and reading times ask of every character, looked up once per
-/// Basic Multilingual Plane scalar in bit tables (the standard library's property lookups cost far
-/// more than the rest of the loop); other planes ask the standard library.
+/// Unicode properties the summaries and reading times ask of characters outside ASCII. The
+/// standard library's property lookups cost far more than the rest of the loop, so the block of
+/// Japanese punctuation (U+3000–U+303F: 、。「」 and friends, in every Japanese sentence) is
+/// answered from its few ranges here; everything else asks the standard library. A test compares
+/// both against the standard library on random text.
 enum ScalarTable {
-    static let tables: (word: [UInt64], space: [UInt64], mark: [UInt64]) = {
-        var word = [UInt64](repeating: 0, count: 1024)
-        var space = [UInt64](repeating: 0, count: 1024)
-        var mark = [UInt64](repeating: 0, count: 1024)
-        for v in 0..<0x10000 {
-            guard let scalar = Unicode.Scalar(UInt32(v)) else { continue }
-            let properties = scalar.properties
-            if properties.isAlphabetic || properties.numericType != nil { word[v >> 6] |= 1 << UInt64(v & 63) }
-            if properties.isWhitespace { space[v >> 6] |= 1 << UInt64(v & 63) }
-            if properties.generalCategory == .nonspacingMark { mark[v >> 6] |= 1 << UInt64(v & 63) }
-        }
-        return (word, space, mark)
-    }()
-
     @inline(__always)
-    static func bit(_ table: [UInt64], _ v: UInt32) -> Bool {
-        table[Int(v >> 6)] & (1 << UInt64(v & 63)) != 0
-    }
+    static func isCJKPunctuation(_ v: UInt32) -> Bool { v >= 0x3000 && v <= 0x303F }
 
     static func isWordCharacter(_ v: UInt32) -> Bool {
-        if v < 0x10000 { return bit(tables.word, v) }
+        if isCJKPunctuation(v) {
+            // 々〆〇, the Hangzhou numerals, the kana repeat marks, 〸〹〺〻〼.
+            return (0x3005...0x3007).contains(v) || (0x3021...0x3029).contains(v) || (0x3031...0x3035).contains(v) || (0x3038...0x303C).contains(v)
+        }
         guard let scalar = Unicode.Scalar(v) else { return false }
         return scalar.properties.isAlphabetic || scalar.properties.numericType != nil
     }
 
     static func isWhitespace(_ v: UInt32) -> Bool {
-        if v < 0x10000 { return bit(tables.space, v) }
+        if isCJKPunctuation(v) { return v == 0x3000 }
         return Unicode.Scalar(v)?.properties.isWhitespace ?? false
     }
 
     static func isNonspacingMark(_ v: UInt32) -> Bool {
-        if v < 0x10000 { return bit(tables.mark, v) }
+        if isCJKPunctuation(v) { return (0x302A...0x302D).contains(v) }
         return Unicode.Scalar(v)?.properties.generalCategory == .nonspacingMark
     }
 

@@ -205,7 +205,7 @@ final class TextMeasureTests: XCTestCase {
     func testMatchesScalarPropertiesOnRandomText() {
         let pieces: [String] = ["a", "Z", "9", " ", "\n", "\t", "\r", "\u{3000}", "\u{00A0}", "\u{2028}", "é", "e\u{301}",
                                 "か", "\u{3099}", "漢", "々", "〇", "「", "」", "。", "、", "Ａ", "１", "ｱ", "한", "Я", "ß",
-                                "😀", "𠮷", "\u{1D7D8}", "-", "_", ".", "\u{200B}", "ー", "・", "Ⅻ", "½", "\u{0E31}", "\u{0B}", "\u{85}"]
+                                "😀", "𠮷", "\u{1D7D8}", "-", "_", ".", "\u{200B}", "ー", "・", "Ⅻ", "½", "\u{0E31}", "\u{0B}", "\u{85}"] + (0x3000...0x303F).map { String(UnicodeScalar($0)!) }
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<400 {
             let length = Int.random(in: 0...300, using: &generator)
@@ -214,6 +214,15 @@ final class TextMeasureTests: XCTestCase {
             for limit in [0, 1, 5, 140] {
                 XCTAssertEqual(Post.excerpt(text, limit: limit), Self.referenceExcerpt(text, limit: limit), text)
             }
+        }
+        // Minutes are coarse, so each character class is checked where one character decides them:
+        // 400 copies of it between spaces are 2 minutes as words and 1 minute as anything else.
+        for v in Array(0x80...0x24F) + Array(0x2000...0x206F) + Array(0x3000...0x30FF) + Array(0xFF00...0xFFEF) + [0x1D7D8, 0x20BB7, 0x1F600] {
+            guard let scalar = Unicode.Scalar(v) else { continue }
+            let text = String(repeating: String(scalar) + " ", count: 400)
+            XCTAssertEqual(Post.readingMinutes(text), Self.referenceMinutes(text), "U+\(String(v, radix: 16))")
+            let spaced = "a" + String(scalar) + "b"
+            XCTAssertEqual(Post.excerpt(spaced, limit: 1), Self.referenceExcerpt(spaced, limit: 1), "U+\(String(v, radix: 16))")
         }
         let words = Array(repeating: "Swift concurrency は 非同期処理 を 簡潔 に 書ける", count: 300).joined(separator: " ")
         XCTAssertEqual(Post.readingMinutes(words), Self.referenceMinutes(words))
