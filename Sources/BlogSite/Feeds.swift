@@ -80,14 +80,25 @@ struct FeedWriter {
     /// HTML and cost most of the feeds' time). A `]]>` inside is split across two sections;
     /// characters XML 1.0 forbids (C0 controls other than tab and line ends, U+FFFE, U+FFFF) are dropped.
     static func appendCDATA(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        let start = out.count
         out.reserveCapacity(out.count + bytes.count + 32)
         out.append(contentsOf: "<![CDATA[".utf8)
         let count = bytes.count
         var runStart = 0
         var i = 0
+        let raw = UnsafeRawPointer(bytes.baseAddress)
         while i < count {
-            while i < count && !cdataSpecial[Int(bytes[i])] { i += 1 }
-            if i >= count { break }
+            // Eight bytes at a time while none of them is a control byte, `]` or 0xEF.
+            if let raw {
+                while i + 8 <= count {
+                    let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                    if FeedWriter.mayNeedCDATAWork(word) { break }
+                    i += 8
+                }
+            }
+            let limit = raw == nil ? count : min(count, i + 8)
+            while i < limit && !cdataSpecial[Int(bytes[i])] { i += 1 }
+            if i == limit { continue }
             let byte = bytes[i]
             if byte == 0x5D {
                 if i + 2 < count && bytes[i + 1] == 0x5D && bytes[i + 2] == 0x3E {
@@ -101,22 +112,44 @@ struct FeedWriter {
                 }
                 continue
             }
-            var skip = 0
-            if byte < 0x20 {
-                if byte != 0x09 && byte != 0x0A && byte != 0x0D { skip = 1 }
-            } else if i + 2 < count && bytes[i + 1] == 0xBF && (bytes[i + 2] == 0xBE || bytes[i + 2] == 0xBF) {
-                skip = 3 // U+FFFE and U+FFFF
+            if isForbiddenInXML(bytes, at: i) > 0 {
+                // Rare: drop what XML forbids first (the rest may then form a `]]>`), and start over.
+                var kept: [UInt8] = []
+                kept.reserveCapacity(count)
+                var k = 0
+                while k < count {
+                    let skip = isForbiddenInXML(bytes, at: k)
+                    if skip > 0 { k += skip } else { kept.append(bytes[k]); k += 1 }
+                }
+                out.removeLast(out.count - start)
+                kept.withUnsafeBufferPointer { appendCDATA($0, to: &out) }
+                return
             }
-            if skip == 0 {
-                i += 1
-                continue
-            }
-            if i > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i])) }
-            i += skip
-            runStart = i
+            i += 1
         }
         if count > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<count])) }
         out.append(contentsOf: "]]>".utf8)
+    }
+
+    /// How many bytes at `i` form a character XML 1.0 forbids (C0 controls other than tab and
+    /// line ends, U+FFFE, U+FFFF), or 0.
+    @inline(__always)
+    static func isForbiddenInXML(_ bytes: UnsafeBufferPointer<UInt8>, at i: Int) -> Int {
+        let byte = bytes[i]
+        if byte < 0x20 { return byte == 0x09 || byte == 0x0A || byte == 0x0D ? 0 : 1 }
+        if byte == 0xEF && i + 2 < bytes.count && bytes[i + 1] == 0xBF && (bytes[i + 2] == 0xBE || bytes[i + 2] == 0xBF) { return 3 }
+        return 0
+    }
+
+    /// Whether any of the eight bytes is below 0x20, `]` or 0xEF (may say yes for bytes ≥ 0x80
+    /// near a match; never says no wrongly).
+    @inline(__always)
+    static func mayNeedCDATAWork(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZero(_ x: UInt64) -> Bool { (x &- ones) & ~x & highs != 0 }
+        let below20 = (word &- ones &* 0x20) & ~word & highs != 0
+        return below20 || hasZero(word ^ (ones &* 0x5D)) || hasZero(word ^ (ones &* 0xEF))
     }
 
     /// The `<entry>` of one post, the same in every feed that lists it.

@@ -1,0 +1,72 @@
+@testable import BlogSite
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import XCTest
+
+/// Post HTML goes into feed entries as CDATA, scanned eight bytes at a time; these compare the
+/// scanner with the plain definition at every alignment and check the XML parses back to the text.
+final class FeedEncodingTests: XCTestCase {
+    /// The definition: drop characters XML 1.0 forbids, split `]]>` across two sections.
+    static func reference(_ bytes: [UInt8]) -> [UInt8] {
+        var kept: [UInt8] = []
+        var i = 0
+        while i < bytes.count {
+            let b = bytes[i]
+            if b < 0x20 && b != 0x09 && b != 0x0A && b != 0x0D { i += 1; continue }
+            if b == 0xEF && i + 2 < bytes.count && bytes[i + 1] == 0xBF && (bytes[i + 2] == 0xBE || bytes[i + 2] == 0xBF) { i += 3; continue }
+            kept.append(b)
+            i += 1
+        }
+        var out = Array("<![CDATA[".utf8)
+        var k = 0
+        while k < kept.count {
+            if k + 2 < kept.count && kept[k] == 0x5D && kept[k + 1] == 0x5D && kept[k + 2] == 0x3E {
+                out += Array("]]]]><![CDATA[".utf8)
+                k += 2
+                continue
+            }
+            out.append(kept[k])
+            k += 1
+        }
+        return out + Array("]]>".utf8)
+    }
+
+    func encode(_ bytes: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        bytes.withUnsafeBufferPointer { FeedWriter.appendCDATA($0, to: &out) }
+        return out
+    }
+
+    func testMatchesDefinitionAtEveryAlignment() {
+        let pieces: [[UInt8]] = [Array("]]>".utf8), Array("]]".utf8), Array("]".utf8), Array(">".utf8), [0x01], [0x1F], [0x09], [0x0A], [0x0D],
+                                 Array("\u{FFFF}".utf8), Array("\u{FFFE}".utf8), Array("\u{FFFD}".utf8), Array("ï".utf8), Array("漢".utf8),
+                                 Array("<p>".utf8), Array("abcdefgh".utf8), Array("&amp;".utf8), [0x7F], [0x20]]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<3000 {
+            var bytes: [UInt8] = []
+            for _ in 0..<Int.random(in: 0...24, using: &generator) { bytes += pieces.randomElement(using: &generator)! }
+            XCTAssertEqual(encode(bytes), Self.reference(bytes), "\(bytes)")
+        }
+        for shift in 0..<16 {
+            let bytes = Array(repeating: UInt8(ascii: "x"), count: shift) + Array("a]]>b\u{1}c]]]>>".utf8) + Array(repeating: UInt8(ascii: "y"), count: 9)
+            XCTAssertEqual(encode(bytes), Self.reference(bytes))
+        }
+    }
+
+    func testParsesBackToTheText() throws {
+        let html = "<p>本文 <span title=\"]]>\">x</span> ]]]]> \u{1}\u{FFFF}end</p>"
+        let xml = Array("<c>".utf8) + encode(Array(html.utf8)) + Array("</c>".utf8)
+        final class Collector: NSObject, XMLParserDelegate {
+            var text = ""
+            func parser(_ parser: XMLParser, foundCDATA block: Data) { text += String(decoding: block, as: UTF8.self) }
+            func parser(_ parser: XMLParser, foundCharacters string: String) { text += string }
+        }
+        let parser = XMLParser(data: Data(xml))
+        let collector = Collector()
+        parser.delegate = collector
+        XCTAssertTrue(parser.parse(), "\(parser.parserError.map { "\($0)" } ?? "")")
+        XCTAssertEqual(collector.text, "<p>本文 <span title=\"]]>\">x</span> ]]]]> end</p>")
+    }
+}
