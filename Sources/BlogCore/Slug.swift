@@ -24,22 +24,30 @@ public enum Slug {
 
     /// Percent-encodes a path for use in an `href` (everything but unreserved ASCII and `/`).
     public static func percentEncodePath(_ path: String) -> String {
-        var result = ""
-        result.reserveCapacity(path.utf8.count)
-        for byte in path.utf8 {
+        @inline(__always) func isSafe(_ byte: UInt8) -> Bool {
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
                  UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
                  UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
-                result.unicodeScalars.append(Unicode.Scalar(byte))
+                return true
             default:
-                let hex = Array("0123456789ABCDEF".utf8)
-                result.append("%")
-                result.unicodeScalars.append(Unicode.Scalar(hex[Int(byte >> 4)]))
-                result.unicodeScalars.append(Unicode.Scalar(hex[Int(byte & 0xF)]))
+                return false
             }
         }
-        return result
+        if path.utf8.allSatisfy(isSafe) { return path }
+        var result: [UInt8] = []
+        result.reserveCapacity(path.utf8.count * 3)
+        let hex: StaticString = "0123456789ABCDEF"
+        for byte in path.utf8 {
+            if isSafe(byte) {
+                result.append(byte)
+            } else {
+                result.append(UInt8(ascii: "%"))
+                result.append(hex.utf8Start[Int(byte >> 4)])
+                result.append(hex.utf8Start[Int(byte & 0xF)])
+            }
+        }
+        return String(decoding: result, as: UTF8.self)
     }
 }
 

@@ -70,10 +70,13 @@ struct PageRenderer {
         langValue = .object(lang)
         let assetPaths = theme.assetPaths
         let basePath = config.basePath
-        assetLambda = .lambda(MustacheLambda(rendered: { text in
+        // The URL of every theme asset is made once; the lambda only looks it up.
+        var assetURLs: [String: String] = [:]
+        for (name, target) in assetPaths { assetURLs[name] = basePath + Slug.percentEncodePath(target) }
+        assetLambda = .lambda(MustacheLambda(rendered: { [assetURLs] text in
+            if let url = assetURLs[text] { return url }
             let name = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            let target = assetPaths[name] ?? ("assets/" + name)
-            return basePath + Slug.percentEncodePath(target)
+            return assetURLs[name] ?? (basePath + Slug.percentEncodePath("assets/" + name))
         }))
         let tagValues = model.tags.map { tag in
             MustacheValue.object([
@@ -272,7 +275,7 @@ struct PageRenderer {
             ]
             extra["modified_time"] = .string((post.updated ?? post.date).iso8601)
             let page = pageValue(kind: "post", title: post.title, url: url, description: post.summary, extra: extra)
-            return ("post", urls.file(url), context(page: page, ["post": .object(fields)]))
+            return ("post", "posts/" + post.slug + "/index.html", context(page: page, ["post": .object(fields)]))
         case .page(let index):
             let page = model.pages[index]
             let url = urls.path(Slug.percentEncodePath(page.path) + "/")
