@@ -129,6 +129,20 @@ public struct Post: Sendable {
                     i += 1
                     continue
                 }
+                // Kanji (U+4000–U+9FFF: lead bytes E4–E9) and kana (U+3040–U+30FF: E3 81–E3 83)
+                // are counted from their first bytes.
+                if b >= 0xE4 && b <= 0xE9 {
+                    cjk += 1
+                    inWord = false
+                    i += 3
+                    continue
+                }
+                if b == 0xE3 && i + 1 < n && bytes[i + 1] >= 0x81 && bytes[i + 1] <= 0x83 {
+                    cjk += 1
+                    inWord = false
+                    i += 3
+                    continue
+                }
                 let (v, length) = ScalarTable.decode(bytes, i)
                 i += length
                 if (0x3040...0x30FF).contains(v) || (0x3400...0x9FFF).contains(v) || (0xAC00...0xD7AF).contains(v) || (0xF900...0xFAFF).contains(v) {
@@ -156,6 +170,11 @@ enum ScalarTable {
     @inline(__always)
     static func isCJKPunctuation(_ v: UInt32) -> Bool { v >= 0x3000 && v <= 0x303F }
 
+    /// Kana and the CJK ideographs: letters, never white space; the only marks are the combining
+    /// (han)dakuten U+3099 and U+309A.
+    @inline(__always)
+    static func isKanaOrKanji(_ v: UInt32) -> Bool { (v >= 0x3040 && v <= 0x30FF) || (v >= 0x3400 && v <= 0x9FFF) }
+
     static func isWordCharacter(_ v: UInt32) -> Bool {
         if isCJKPunctuation(v) {
             // 々〆〇, the Hangzhou numerals, the kana repeat marks, 〸〹〺〻〼.
@@ -167,11 +186,13 @@ enum ScalarTable {
 
     static func isWhitespace(_ v: UInt32) -> Bool {
         if isCJKPunctuation(v) { return v == 0x3000 }
+        if isKanaOrKanji(v) { return false }
         return Unicode.Scalar(v)?.properties.isWhitespace ?? false
     }
 
     static func isNonspacingMark(_ v: UInt32) -> Bool {
         if isCJKPunctuation(v) { return (0x302A...0x302D).contains(v) }
+        if isKanaOrKanji(v) { return v == 0x3099 || v == 0x309A }
         return Unicode.Scalar(v)?.properties.generalCategory == .nonspacingMark
     }
 
