@@ -131,7 +131,11 @@ public struct OutputWriter {
     /// One build's writes. A first build goes into a staging folder that `commit` renames into
     /// place; a later build stages each new or changed file beside its target under a temporary
     /// name, and `commit` renames them all, removes stale files and writes the manifest.
-    public final class Transaction {
+    ///
+    /// Batches are written on a queue of their own while the caller goes on making the next one (at
+    /// most two batches wait), so rendering and file-system work overlap; a write error is thrown
+    /// by the next `add` or by `commit`.
+    public final class Transaction: @unchecked Sendable {
         let writer: OutputWriter
         let fresh: Bool
         let outputExists: Bool
@@ -146,6 +150,11 @@ public struct OutputWriter {
         private var written = 0
         private var unchanged = 0
         private var finished = false
+        /// Stages batches in order, one at a time, beside the caller.
+        private let queue = DispatchQueue(label: "blog.output-writer")
+        private let slots = DispatchSemaphore(value: 2)
+        /// The first staging error (read and written on `queue` only).
+        private var failure: Error?
 
         init(writer: OutputWriter, fresh: Bool, outputExists: Bool) throws {
             self.writer = writer
@@ -185,6 +194,26 @@ public struct OutputWriter {
                     throw Diagnostic.error("two outputs have the same path \(file.path)", at: location)
                 }
             }
+            if let failure = queue.sync(execute: { failure }) { throw failure }
+            slots.wait()
+            queue.async { [self] in
+                defer { slots.signal() }
+                guard failure == nil else { return }
+                do {
+                    try stage(files)
+                } catch {
+                    failure = error
+                }
+            }
+        }
+
+        /// Waits for the staged batches; throws the first error one of them met.
+        private func drain() throws {
+            if let failure = queue.sync(execute: { failure }) { throw failure }
+        }
+
+        /// Writes one batch (on `queue`).
+        private func stage(_ files: [OutputFile]) throws {
             var toWrite = files
             if !fresh {
                 // Compare with what is there (on all cores); a path blog did not write before must not exist.
@@ -219,6 +248,7 @@ public struct OutputWriter {
         /// Makes the staged site the output.
         @discardableResult
         public func commit(stamp: BuildStamp? = nil) throws -> Summary {
+            try drain()
             finished = true
             let stale = oldManifest.subtracting(paths)
             var extra: [String] = []
@@ -273,6 +303,7 @@ public struct OutputWriter {
         /// Removes whatever was staged; the output folder stays as it was.
         public func abort() {
             guard !finished else { return }
+            queue.sync {}
             finished = true
             if fresh {
                 try? FileManager.default.removeItem(atPath: root)
