@@ -89,6 +89,48 @@ final class OutputWriterFailureTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: output.path).filter { $0.contains("blog-tmp") }, [],
                        "the first file's temporary copy was removed")
     }
+
+    func testAFailedBatchSurfacesLaterAndNothingIsSwitched() throws {
+        let root = try Fixtures.temporaryDirectory()
+        let output = root.appendingPathComponent("public")
+        let writer = OutputWriter(output: output, source: root.appendingPathComponent("site"))
+        try writer.write([OutputFile(path: "x/a.txt", bytes: Array("old a".utf8)), OutputFile(path: "z.txt", bytes: Array("old z".utf8))])
+        let blocker = output.appendingPathComponent("x/a.txt.blog-tmp-\(getpid())")
+        try FileManager.default.createDirectory(at: blocker, withIntermediateDirectories: true)
+        let transaction = try writer.begin()
+        // Batches are written in the background: the failure of the first one is reported by a
+        // later call, and no batch after it reaches the output.
+        var thrown = false
+        do {
+            try transaction.add([OutputFile(path: "x/a.txt", bytes: Array("new a".utf8))])
+            for n in 0..<50 {
+                try transaction.add([OutputFile(path: "more/\(n).txt", bytes: Array("\(n)".utf8))])
+            }
+            _ = try transaction.commit()
+        } catch {
+            thrown = true
+            transaction.abort()
+        }
+        XCTAssertTrue(thrown, "the failed write is reported")
+        XCTAssertEqual(try String(contentsOf: output.appendingPathComponent("x/a.txt"), encoding: .utf8), "old a")
+        XCTAssertEqual(try String(contentsOf: output.appendingPathComponent("z.txt"), encoding: .utf8), "old z", "stale files are not removed")
+        let leftovers = FileManager.default.enumerator(atPath: output.path)!.compactMap { $0 as? String }.filter { $0.contains("blog-tmp") && !$0.hasPrefix("x/a.txt.blog-tmp") }
+        XCTAssertEqual(leftovers, [])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output.appendingPathComponent("more/0.txt").path))
+    }
+
+    func testBatchesOfAFreshBuildAllLand() throws {
+        let root = try Fixtures.temporaryDirectory()
+        let output = root.appendingPathComponent("public")
+        let transaction = try OutputWriter(output: output, source: root.appendingPathComponent("site")).begin()
+        for batch in 0..<20 {
+            try transaction.add((0..<30).map { OutputFile(path: "b\(batch)/f\($0)/index.html", bytes: Array("\(batch)-\($0)".utf8)) })
+        }
+        XCTAssertEqual(try transaction.commit().written, 600)
+        XCTAssertEqual(try String(contentsOf: output.appendingPathComponent("b19/f29/index.html"), encoding: .utf8), "19-29")
+        XCTAssertThrowsError(try OutputWriter(output: output, source: root.appendingPathComponent("site")).begin().add(
+            [OutputFile(path: "a", bytes: []), OutputFile(path: "a", bytes: [])]), "a path given twice is refused at once")
+    }
 }
 
 final class BuildStampTests: XCTestCase {
