@@ -131,7 +131,10 @@ struct PageRenderer {
             return start < indices.count ? indices[start..<min(indices.count, start + perPage)] : []
         }
         switch job {
-        case .home(let page): return Array(slice(Array(model.posts.indices), page))
+        case .home(let page):
+            // The home pages list every post in order: a range, not a copy of all indices per page.
+            let start = (page - 1) * perPage
+            return start < model.posts.count ? Array(start..<min(model.posts.count, start + perPage)) : []
         case .post(let index): return model.related[index]
         case .tag(let tagIndex, let page): return Array(slice(model.tags[tagIndex].postIndices, page))
         case .archiveYear(let index): return model.years[index].postIndices
@@ -247,7 +250,7 @@ struct PageRenderer {
             let total = max(1, (model.posts.count + perPage - 1) / perPage)
             let url = pagedURL(urls.path(""), page)
             let title = page == 1 ? config.title : "\(config.title) (\(page)/\(total))"
-            let posts = slice(Array(model.posts.indices), page: page)
+            let posts = PageRenderer.listedPosts(job, model: model).map { postSummaries[$0] }
             return ("home", urls.file(url), context(page: pageValue(kind: "home", title: title, url: url), [
                 "posts": .array(posts), "has_posts": .bool(!posts.isEmpty),
                 "pagination": pagination(current: page, total: total, base: urls.path("")),
