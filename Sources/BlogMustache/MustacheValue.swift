@@ -12,8 +12,13 @@ public indirect enum MustacheValue: Sendable {
     case double(Double)
     case string(String)
     case array([MustacheValue])
-    case object([String: MustacheValue])
+    case object(MustacheObject)
     case lambda(MustacheLambda)
+
+    /// An object made from a dictionary.
+    public static func object(_ dictionary: [String: MustacheValue]) -> MustacheValue {
+        .object(MustacheObject(dictionary))
+    }
 
     /// Whether a section over this value renders (the spec's `!!data`).
     public var isTruthy: Bool {
@@ -94,10 +99,96 @@ extension MustacheValue: ExpressibleByArrayLiteral {
 extension MustacheValue: ExpressibleByDictionaryLiteral {
     /// Later duplicate keys win.
     public init(dictionaryLiteral elements: (String, MustacheValue)...) {
-        var dict: [String: MustacheValue] = [:]
-        dict.reserveCapacity(elements.count)
-        for (key, value) in elements { dict[key] = value }
-        self = .object(dict)
+        var object = MustacheObject()
+        object.reserveCapacity(elements.count)
+        for (key, value) in elements { object[key] = value }
+        self = .object(object)
+    }
+}
+
+/// The members of a Mustache object: view models are small objects read by name many times per
+/// page, so the keys sit in an array with a 64-bit hash each (computed once; the parser computes
+/// the hash of every name in a template once too), and a lookup is a scan of the hashes instead
+/// of hashing the name with the dictionary's seeded hash on every lookup.
+public struct MustacheObject: Sendable, ExpressibleByDictionaryLiteral {
+    @usableFromInline var hashes: [UInt64] = []
+    @usableFromInline var keys: [String] = []
+    @usableFromInline var values: [MustacheValue] = []
+
+    public init() {}
+
+    /// Later duplicate keys win.
+    public init(dictionaryLiteral elements: (String, MustacheValue)...) {
+        reserveCapacity(elements.count)
+        for (key, value) in elements { self[key] = value }
+    }
+
+    public init(_ dictionary: [String: MustacheValue]) {
+        reserveCapacity(dictionary.count)
+        // Sorted, so iteration order does not depend on the dictionary's seed.
+        for key in dictionary.keys.sorted() { self[key] = dictionary[key] }
+    }
+
+    public mutating func reserveCapacity(_ count: Int) {
+        hashes.reserveCapacity(count)
+        keys.reserveCapacity(count)
+        values.reserveCapacity(count)
+    }
+
+    public var count: Int { keys.count }
+    public var isEmpty: Bool { keys.isEmpty }
+
+    /// The members in the order they were first set.
+    public var members: [(key: String, value: MustacheValue)] {
+        zip(keys, values).map { (key: $0.0, value: $0.1) }
+    }
+
+    /// FNV-1a over the key's UTF-8 bytes.
+    @inlinable
+    public static func hash(_ key: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in key.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        return hash
+    }
+
+    @inlinable
+    func index(of key: String, hash: UInt64) -> Int? {
+        var i = 0
+        let n = hashes.count
+        while i < n {
+            if hashes[i] == hash && keys[i] == key { return i }
+            i += 1
+        }
+        return nil
+    }
+
+    /// The member named `key` whose hash is `hash` (`MustacheObject.hash(key)`).
+    @inlinable
+    public func value(forKey key: String, hash: UInt64) -> MustacheValue? {
+        index(of: key, hash: hash).map { values[$0] }
+    }
+
+    public subscript(key: String) -> MustacheValue? {
+        get { value(forKey: key, hash: MustacheObject.hash(key)) }
+        set {
+            let hash = MustacheObject.hash(key)
+            if let index = index(of: key, hash: hash) {
+                if let newValue {
+                    values[index] = newValue
+                } else {
+                    hashes.remove(at: index)
+                    keys.remove(at: index)
+                    values.remove(at: index)
+                }
+            } else if let newValue {
+                hashes.append(hash)
+                keys.append(key)
+                values.append(newValue)
+            }
+        }
     }
 }
 

@@ -11,13 +11,15 @@ struct Delimiters: Sendable, Equatable {
 /// A name as written in a tag: `.` or a dotted path.
 enum Name: Sendable {
     case implicit
-    case path([String])
+    /// The parts and their hashes (`MustacheObject.hash`), computed once when the template is parsed.
+    case path([String], [UInt64])
 
     init(_ text: String) {
         if text == "." {
             self = .implicit
         } else {
-            self = .path(text.split(separator: ".", omittingEmptySubsequences: false).map(String.init))
+            let parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            self = .path(parts, parts.map(MustacheObject.hash))
         }
     }
 }

@@ -58,12 +58,13 @@ struct Renderer {
         switch name {
         case .implicit:
             return stack.last
-        case .path(let parts):
+        case .path(let parts, let hashes):
             var value: MustacheValue?
             let first = parts[0]
+            let firstHash = hashes[0]
             var i = stack.count - 1
             while i >= 0 {
-                if case .object(let dict) = stack[i], let found = dict[first] {
+                if case .object(let object) = stack[i], let found = object.value(forKey: first, hash: firstHash) {
                     value = found
                     break
                 }
@@ -72,7 +73,7 @@ struct Renderer {
             guard var current = value else { return nil }
             var k = 1
             while k < parts.count {
-                guard case .object(let dict) = current, let next = dict[parts[k]] else { return nil }
+                guard case .object(let object) = current, let next = object.value(forKey: parts[k], hash: hashes[k]) else { return nil }
                 current = next
                 k += 1
             }

@@ -65,7 +65,7 @@ struct PageRenderer {
             "year": .int(year),
             "generator": .string("blog \(BlogVersion.current)"),
         ])
-        var lang: [String: MustacheValue] = [:]
+        var lang: MustacheObject = [:]
         for (key, value) in UIStrings.table(for: config.language) { lang[key] = .string(value) }
         langValue = .object(lang)
         let assetPaths = theme.assetPaths
@@ -97,7 +97,7 @@ struct PageRenderer {
     }
 
     static func postValue(_ post: Post, tags: [MustacheValue], urls: URLBuilder, language: String, full: Bool) -> MustacheValue {
-        var fields: [String: MustacheValue] = [
+        var fields: MustacheObject = [
             "id": .string(post.id),
             "title": .string(post.title),
             "url": .string(urls.post(post.slug)),
@@ -201,7 +201,7 @@ struct PageRenderer {
             pages.append(.object(["number": .int(number), "url": .string(pagedURL(base, number)), "is_current": .bool(number == current),
                                   "is_gap": .bool(false)]))
         }
-        var fields: [String: MustacheValue] = [
+        var fields: MustacheObject = [
             "current": .int(current),
             "total": .int(total),
             "has_pages": .bool(total > 1),
@@ -212,8 +212,8 @@ struct PageRenderer {
         return .object(fields)
     }
 
-    func pageValue(kind: String, title: String, url: String, description: String? = nil, extra: [String: MustacheValue] = [:]) -> MustacheValue {
-        var fields: [String: MustacheValue] = [
+    func pageValue(kind: String, title: String, url: String, description: String? = nil, extra: MustacheObject = [:]) -> MustacheValue {
+        var fields: MustacheObject = [
             "kind": .string(kind),
             "title": .string(title),
             "description": .string(description ?? model.config.description),
@@ -223,13 +223,13 @@ struct PageRenderer {
             "is_home": .bool(kind == "home"),
             "og_type": .string(kind == "post" ? "article" : "website"),
         ]
-        for (key, value) in extra { fields[key] = value }
+        for (key, value) in extra.members { fields[key] = value }
         return .object(fields)
     }
 
-    func context(page: MustacheValue, _ extra: [String: MustacheValue]) -> MustacheValue {
-        var fields: [String: MustacheValue] = ["site": siteValue, "lang": langValue, "asset": assetLambda, "page": page]
-        for (key, value) in extra { fields[key] = value }
+    func context(page: MustacheValue, _ extra: MustacheObject) -> MustacheValue {
+        var fields: MustacheObject = ["site": siteValue, "lang": langValue, "asset": assetLambda, "page": page]
+        for (key, value) in extra.members { fields[key] = value }
         return .object(fields)
     }
 
@@ -272,7 +272,7 @@ struct PageRenderer {
             fields["related"] = .array(related)
             fields["has_related"] = .bool(!related.isEmpty)
             let url = urls.post(post.slug)
-            var extra: [String: MustacheValue] = [
+            var extra: MustacheObject = [
                 "published_time": .string(post.date.iso8601),
                 "tags": .array(post.tags.map { .string($0) }),
             ]
