@@ -24,22 +24,33 @@ public enum SourceText {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         if (info.st_mode & S_IFMT) == S_IFDIR { throw POSIXError(.EISDIR) }
-        var bytes = [UInt8](repeating: 0, count: max(Int(info.st_size), 0))
+        let size = max(Int(info.st_size), 0)
         var filled = 0
-        while true {
-            if filled == bytes.count {
-                // The file grew (or reports no size): read on in chunks.
-                bytes.append(contentsOf: repeatElement(0, count: max(4096, bytes.count / 2)))
+        // Read the size fstat gave straight into the array; then read on until end of file
+        // (a file that grew, or one that reports no size).
+        var bytes = try [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            while filled < size {
+                let count = Glibc.read(fd, buffer.baseAddress! + filled, size - filled)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    initialized = filled
+                    throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+                }
+                if count == 0 { break }
+                filled += count
             }
-            let count = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, $0.count - filled) }
+            initialized = filled
+        }
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
             }
             if count == 0 { break }
-            filled += count
+            bytes.append(contentsOf: chunk[..<count])
         }
-        bytes.removeLast(bytes.count - filled)
         return bytes
     }
 

@@ -1,4 +1,5 @@
 @testable import BlogSite
+import BlogContent
 import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
@@ -68,5 +69,20 @@ final class FeedEncodingTests: XCTestCase {
         parser.delegate = collector
         XCTAssertTrue(parser.parse(), "\(parser.parserError.map { "\($0)" } ?? "")")
         XCTAssertEqual(collector.text, "<p>本文 <span title=\"]]>\">x</span> ]]]]> end</p>")
+    }
+
+    func testRootLinksGetTheBasePathAndOrigin() {
+        var config = SiteConfig()
+        config.baseURL = "https://user.example/archive/"
+        let urls = URLBuilder(config: config)
+        let html = "<a href=\"/posts/x/\">x</a><img src=\"/a.png\"><a href=\"//cdn.example/y\">y</a>"
+            + "<span data-href=\"/no/\">n</span><a href=\"https://other/\">o</a> =\"/ <a href=\"/\">"
+        XCTAssertEqual(String(decoding: urls.rewriteRootLinks(bytes: Array(html.utf8), absolute: false), as: UTF8.self),
+                       "<a href=\"/archive/posts/x/\">x</a><img src=\"/archive/a.png\"><a href=\"//cdn.example/y\">y</a>"
+                       + "<span data-href=\"/no/\">n</span><a href=\"https://other/\">o</a> =\"/ <a href=\"/archive/\">")
+        XCTAssertEqual(String(decoding: urls.rewriteRootLinks(bytes: Array("<a href=\"/p/\">".utf8), absolute: true), as: UTF8.self),
+                       "<a href=\"https://user.example/archive/p/\">")
+        let untouched = Array("<p>no links ="  .utf8)
+        XCTAssertEqual(urls.rewriteRootLinks(bytes: untouched, absolute: true), untouched)
     }
 }
