@@ -111,36 +111,40 @@ extension MustacheValue: ExpressibleByDictionaryLiteral {
 /// the hash of every name in a template once too), and a lookup is a scan of the hashes instead
 /// of hashing the name with the dictionary's seeded hash on every lookup.
 public struct MustacheObject: Sendable, ExpressibleByDictionaryLiteral {
-    @usableFromInline var hashes: [UInt64] = []
-    @usableFromInline var keys: [String] = []
-    @usableFromInline var values: [MustacheValue] = []
+    @usableFromInline
+    struct Entry: Sendable {
+        @usableFromInline var hash: UInt64
+        @usableFromInline var key: String
+        @usableFromInline var value: MustacheValue
+    }
+
+    /// One array (one allocation) of members in the order they were first set.
+    @usableFromInline var entries: [Entry] = []
 
     public init() {}
 
     /// Later duplicate keys win.
     public init(dictionaryLiteral elements: (String, MustacheValue)...) {
-        reserveCapacity(elements.count)
+        entries.reserveCapacity(elements.count)
         for (key, value) in elements { self[key] = value }
     }
 
     public init(_ dictionary: [String: MustacheValue]) {
-        reserveCapacity(dictionary.count)
+        entries.reserveCapacity(dictionary.count)
         // Sorted, so iteration order does not depend on the dictionary's seed.
         for key in dictionary.keys.sorted() { self[key] = dictionary[key] }
     }
 
     public mutating func reserveCapacity(_ count: Int) {
-        hashes.reserveCapacity(count)
-        keys.reserveCapacity(count)
-        values.reserveCapacity(count)
+        entries.reserveCapacity(count)
     }
 
-    public var count: Int { keys.count }
-    public var isEmpty: Bool { keys.isEmpty }
+    public var count: Int { entries.count }
+    public var isEmpty: Bool { entries.isEmpty }
 
     /// The members in the order they were first set.
     public var members: [(key: String, value: MustacheValue)] {
-        zip(keys, values).map { (key: $0.0, value: $0.1) }
+        entries.map { (key: $0.key, value: $0.value) }
     }
 
     /// FNV-1a over the key's UTF-8 bytes.
@@ -156,19 +160,20 @@ public struct MustacheObject: Sendable, ExpressibleByDictionaryLiteral {
 
     @inlinable
     func index(of key: String, hash: UInt64) -> Int? {
-        var i = 0
-        let n = hashes.count
-        while i < n {
-            if hashes[i] == hash && keys[i] == key { return i }
-            i += 1
+        entries.withUnsafeBufferPointer { buffer in
+            var i = 0
+            while i < buffer.count {
+                if buffer[i].hash == hash && buffer[i].key == key { return i }
+                i += 1
+            }
+            return nil
         }
-        return nil
     }
 
     /// The member named `key` whose hash is `hash` (`MustacheObject.hash(key)`).
     @inlinable
     public func value(forKey key: String, hash: UInt64) -> MustacheValue? {
-        index(of: key, hash: hash).map { values[$0] }
+        index(of: key, hash: hash).map { entries[$0].value }
     }
 
     public subscript(key: String) -> MustacheValue? {
@@ -177,16 +182,12 @@ public struct MustacheObject: Sendable, ExpressibleByDictionaryLiteral {
             let hash = MustacheObject.hash(key)
             if let index = index(of: key, hash: hash) {
                 if let newValue {
-                    values[index] = newValue
+                    entries[index].value = newValue
                 } else {
-                    hashes.remove(at: index)
-                    keys.remove(at: index)
-                    values.remove(at: index)
+                    entries.remove(at: index)
                 }
             } else if let newValue {
-                hashes.append(hash)
-                keys.append(key)
-                values.append(newValue)
+                entries.append(Entry(hash: hash, key: key, value: newValue))
             }
         }
     }
