@@ -2,10 +2,6 @@ import BlogCore
 import BlogContent
 import Foundation
 
-/// glibc's memmem (a GNU extension the Glibc module does not export).
-@_silgen_name("memmem")
-private func cMemmem(_ haystack: UnsafeRawPointer, _ haystackLength: Int, _ needle: UnsafeRawPointer, _ needleLength: Int) -> UnsafeMutableRawPointer?
-
 /// Every URL of the site, with the base path applied once, here.
 struct URLBuilder: Sendable {
     let basePath: String
@@ -43,12 +39,6 @@ struct URLBuilder: Sendable {
     }
 
     /// Calls `body` with `source` after the rewrite (`source` itself when nothing changes).
-    private static let rootLinkNeedle: UnsafeRawPointer = {
-        let pointer = UnsafeMutablePointer<UInt8>.allocate(capacity: 3)
-        pointer.initialize(from: Array("=\"/".utf8), count: 3)
-        return UnsafeRawPointer(pointer)
-    }()
-
     func withRootLinksRewritten<R>(_ source: UnsafeBufferPointer<UInt8>, absolute: Bool, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         let prefix = Array(((absolute ? origin : "") + basePath).utf8)
         if prefix == [UInt8(ascii: "/")] { return body(source) }
@@ -59,9 +49,18 @@ struct URLBuilder: Sendable {
         var i = 0
         // Looks for `="/` and checks that `href` or `src` comes before it.
         while i + 2 < count {
-            // `="/` is rare; memmem skips to it (a byte-wise search for `=` stopped at every attribute).
-            guard let found = cMemmem(base + i, count - i, URLBuilder.rootLinkNeedle, 3) else { break }
-            i = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - base
+            // Eight bytes at a time to the next `=`, then check for `"/` after it.
+            while i + 8 <= count {
+                let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self) ^ 0x3D3D_3D3D_3D3D_3D3D
+                if (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080 != 0 { break }
+                i += 8
+            }
+            while i + 2 < count && source[i] != UInt8(ascii: "=") { i += 1 }
+            guard i + 2 < count else { break }
+            guard source[i + 1] == UInt8(ascii: "\""), source[i + 2] == UInt8(ascii: "/") else {
+                i += 1
+                continue
+            }
             let isHref = i >= 5 && source[i - 4] == UInt8(ascii: "h") && source[i - 3] == UInt8(ascii: "r") && source[i - 2] == UInt8(ascii: "e")
                 && source[i - 1] == UInt8(ascii: "f") && source[i - 5] == UInt8(ascii: " ")
             let isSrc = i >= 4 && source[i - 3] == UInt8(ascii: "s") && source[i - 2] == UInt8(ascii: "r") && source[i - 1] == UInt8(ascii: "c")
