@@ -286,6 +286,9 @@ public final class IncrementalBuilder: @unchecked Sendable {
             content = ContentSet(posts: [], pages: [], warnings: [])
             for index in model.posts.indices { model.posts[index].content.html = "" }
             for index in model.pages.indices { model.pages[index].content.html = "" }
+            // The freed HTML sits in holes between live allocations that malloc keeps; hand their
+            // pages back, so the search index (built next) does not stack on top of them.
+            Memory.releaseFreePages()
         }
         let indexes = IndexWriter(model: model, urls: urls)
         // tags.json and posts.json: rebuilt only when what they list changed.
