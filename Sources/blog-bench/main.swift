@@ -1,6 +1,7 @@
 // blog-bench: micro-benchmarks used by `make bench` (scripts/bench.sh). Not part of the product.
 //
 //   blog-bench markdown  SITE_DIR [--passes N]   Qiita Markdown (dialect + highlighting) vs plain cmark
+//   blog-bench markdown-dump SITE_DIR OUT_FILE     every rendered Markdown output in one file (byte-identity checks)
 //   blog-bench templates SITE_DIR [--passes N]   template rendering throughput inside the site pipeline
 //   blog-bench search    SITE_DIR [--query Q]... search index size and bytes a browser fetches per query
 //
@@ -92,6 +93,8 @@ struct Arguments {
     var site: URL
     var passes = 3
     var queries: [String] = []
+    /// Positionals after SITE_DIR (only `markdown-dump` takes one: the output file).
+    var extra: [String] = []
 
     init(_ argv: [String]) {
         let usage = "usage: blog-bench <markdown|templates|search|http> SITE_DIR [--passes N] [--query Q]..."
@@ -117,9 +120,10 @@ struct Arguments {
             }
             i += 1
         }
-        guard positionals.count == 2 else { fail(usage, code: 64) }
+        guard positionals.count == 2 || (positionals.count == 3 && positionals.first == "markdown-dump") else { fail(usage, code: 64) }
         command = positionals[0]
         site = URL(fileURLWithPath: positionals[1]).standardizedFileURL
+        extra = Array(positionals.dropFirst(2))
     }
 }
 
@@ -202,6 +206,34 @@ func benchMarkdown(_ args: Arguments) {
         ("ratio_qiita_vs_raw_cmark", .number(full / rawCmark)),
         ("ratio_qiita_vs_plain_renderer", .number(full / plain)),
     ]))
+}
+
+/// `blog-bench markdown-dump SITE_DIR OUT_FILE`: every Markdown file's rendered output (HTML, headings,
+/// plain text, code text, links) with the site's options, highlighting on and off, in one file, to check
+/// that an optimisation of BlogMarkdown leaves the output byte-identical (compare two dumps with `cmp`).
+func dumpMarkdown(_ args: Arguments) {
+    guard let outPath = args.extra.first else { fail("usage: blog-bench markdown-dump SITE_DIR OUT_FILE", code: 64) }
+    let config = loadConfig(args.site)
+    let loader = ContentLoader(siteDirectory: args.site, config: config)
+    var out: [UInt8] = []
+    for highlight in [true, false] {
+        let renderer = MarkdownRenderer(options: MarkdownOptions(hardBreaks: config.markdownHardBreaks, unsafeHTML: config.markdownUnsafe,
+                                                                 qiitaExtensions: true, highlightCode: highlight))
+        for relative in loader.markdownFiles() {
+            let url = args.site.appendingPathComponent(relative)
+            guard let data = FileManager.default.contents(atPath: url.path) else { fail("cannot read \(relative)") }
+            let text = String(decoding: data, as: UTF8.self)
+            guard let split = try? SplitDocument.split(text, path: relative) else { fail("cannot split front matter of \(relative)") }
+            let r = renderer.render(split.body)
+            var block = "=== \(relative) highlight=\(highlight)\n--- html\n\(r.html)\n--- headings\n"
+            for h in r.headings { block += "\(h.level) \(h.id) \(h.text)\n" }
+            block += "--- plain\n\(r.plainText)\n--- code\n\(r.codeText)\n--- links\n"
+            for l in r.links { block += "\(l.line) \(l.destination)\n" }
+            out.append(contentsOf: block.utf8)
+        }
+    }
+    guard FileManager.default.createFile(atPath: outPath, contents: Data(out)) else { fail("cannot write \(outPath)") }
+    say("wrote \(out.count) bytes to \(outPath)")
 }
 
 // MARK: - templates
@@ -540,6 +572,7 @@ func benchHTTP(_ args: Arguments) {
 let arguments = Arguments(Array(CommandLine.arguments.dropFirst()))
 switch arguments.command {
 case "markdown": benchMarkdown(arguments)
+case "markdown-dump": dumpMarkdown(arguments)
 case "templates": benchTemplates(arguments)
 case "search": benchSearch(arguments)
 case "http": benchHTTP(arguments)
