@@ -163,7 +163,16 @@ func appendEscaped(_ out: inout [UInt8], _ bytes: UnsafeBufferPointer<UInt8>) {
     let n = bytes.count
     var runStart = 0
     var i = 0
+    let raw = UnsafeRawPointer(base)
     while i < n {
+        // Eight bytes at a time while none of them is `&`, `<`, `>` or `"` (a zero byte in x ^ c*ones).
+        if i + 8 <= n {
+            let x = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let ones: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080
+            let a = x ^ (ones &* 0x26), l = x ^ (ones &* 0x3C), g = x ^ (ones &* 0x3E), q = x ^ (ones &* 0x22)
+            let hit = ((a &- ones) & ~a) | ((l &- ones) & ~l) | ((g &- ones) & ~g) | ((q &- ones) & ~q)
+            if hit & high == 0 { i += 8; continue }
+        }
         let b = base[i]
         if b == 0x26 || b == 0x3C || b == 0x3E || b == 0x22 {
             if i > runStart { out.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: i - runStart)) }

@@ -68,7 +68,6 @@ final class Transformer {
         }
         blockPass(doc)
         if qiita && !footnoteDefs.isEmpty { buildFootnotes(doc) }
-        collect(doc)
     }
 
     // MARK: - notes
@@ -978,115 +977,344 @@ final class Transformer {
         return candidate.bytes
     }
 
-    // MARK: - collect text and links; final link/image rendering
+    // MARK: - HTML, text and links in one walk
 
-    private func collect(_ doc: Node) {
+    /// Writes the document's HTML the way `cmark_render_html` does (same bytes for every node type,
+    /// without source positions), and in the same walk collects the plain text, the code text and the
+    /// links. In the Qiita dialect, `http(s)` links get `rel="noopener"` and images `loading="lazy"`.
+    /// `payloadsValid` turns false if a custom node's HTML (ours) is not valid UTF-8.
+    func renderHTML(_ doc: Node, hardBreaks: Bool, unsafe: Bool) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(source.count + source.count / 2 + 256)
         var inImage = 0
-        var linkNodes: [Node] = []
-        var imageNodes: [Node] = []
-        // Local buffers (moved out and back): no exclusivity checks on the instance's properties per node.
+        // The image whose alt text is being written (attribute mode: only text goes out), and whether
+        // it is one of ours (Qiita: text and code only) or cmark's (text, code and raw HTML).
+        var altImage: Node?
+        var qiitaAlt = false
+        let qiita = options.qiitaExtensions
         var plainText: [UInt8] = []
         var codeText: [UInt8] = []
         var links: [MarkdownLink] = []
         swap(&plainText, &self.plainText)
         swap(&codeText, &self.codeText)
         swap(&links, &self.links)
-        // The prose is at most about as long as the source: one allocation instead of regrowth.
         plainText.reserveCapacity(plainText.count + source.count)
-        walk(doc) { node, entering in
-            switch kind(node) {
+        var valid = true
+
+        // (no nested functions here: capturing `out` would put it in a box with an exclusivity check per access)
+
+        guard let iter = cmark_iter_new(doc) else { return out }
+        defer { cmark_iter_free(iter) }
+        while true {
+            let event = cmark_iter_next(iter)
+            if event == CMARK_EVENT_DONE { break }
+            guard let node = cmark_iter_get_node(iter) else { continue }
+            let entering = event == CMARK_EVENT_ENTER
+            let type = kind(node)
+
+            if let image = altImage {
+                // inside an image: only its alt text is written, as an attribute value
+                switch type {
+                case CMARK_NODE_TEXT:
+                    let lit = literalBytes(node)
+                    appendEscaped(&out, lit)
+                    if inImage == 0 { plainText.append(contentsOf: lit) }
+                    continue
+                case CMARK_NODE_CODE:
+                    let lit = literalBytes(node)
+                    appendEscaped(&out, lit)
+                    if inImage == 0 { plainText.append(contentsOf: lit) }
+                    codeText.append(contentsOf: lit)
+                    codeText.append(0x0A)
+                    continue
+                case CMARK_NODE_HTML_INLINE:
+                    if !qiitaAlt { appendEscaped(&out, literalBytes(node)) }
+                    continue
+                case CMARK_NODE_SOFTBREAK, CMARK_NODE_LINEBREAK:
+                    out.append(0x20)
+                    if inImage == 0 { plainText.append(0x0A) }
+                    continue
+                case CMARK_NODE_LINK, CMARK_NODE_IMAGE:
+                    if node != image {
+                        if entering {
+                            links.append(MarkdownLink(destination: stringOf(cmark_node_get_url(node)), line: Int(self.line(of: node))))
+                            if type == CMARK_NODE_IMAGE { inImage += 1 }
+                        } else if type == CMARK_NODE_IMAGE {
+                            inImage -= 1
+                        }
+                        continue
+                    }
+                    // the exit of the image itself: handled below
+                    altImage = nil
+                case CMARK_NODE_CUSTOM_INLINE:
+                    if !entering && hasFlag(node, Transformer.cellFlag) && plainText.last != 0x20 && plainText.last != 0x0A { plainText.append(0x20) }
+                    continue
+                default:
+                    continue
+                }
+            }
+
+            switch type {
+            case CMARK_NODE_DOCUMENT:
+                break
             case CMARK_NODE_TEXT:
-                if inImage == 0 { plainText.append(contentsOf: literalBytes(node)) }
+                let lit = literalBytes(node)
+                appendEscaped(&out, lit)
+                if inImage == 0 { plainText.append(contentsOf: lit) }
+            case CMARK_NODE_SOFTBREAK:
+                if hardBreaks { out.append(static: "<br />\n") } else { out.append(0x0A) }
+                if inImage == 0 { plainText.append(0x0A) }
+            case CMARK_NODE_LINEBREAK:
+                out.append(static: "<br />\n")
+                if inImage == 0 { plainText.append(0x0A) }
             case CMARK_NODE_CODE:
                 let lit = literalBytes(node)
+                out.append(static: "<code>")
+                appendEscaped(&out, lit)
+                out.append(static: "</code>")
                 if inImage == 0 { plainText.append(contentsOf: lit) }
                 codeText.append(contentsOf: lit)
                 codeText.append(0x0A)
-            case CMARK_NODE_SOFTBREAK, CMARK_NODE_LINEBREAK:
-                if inImage == 0 { plainText.append(0x0A) }
-            case CMARK_NODE_LINK, CMARK_NODE_IMAGE:
-                let image = kind(node) == CMARK_NODE_IMAGE
+            case CMARK_NODE_PARAGRAPH:
+                var tight = false
+                if let parent = cmark_node_parent(node), let grandparent = cmark_node_parent(parent), kind(grandparent) == CMARK_NODE_LIST {
+                    tight = cmark_node_get_list_tight(grandparent) != 0
+                }
                 if entering {
-                    let line = self.line(of: node)
-                    links.append(MarkdownLink(destination: stringOf(cmark_node_get_url(node)), line: Int(line)))
-                    // nodes inside an image's alt text vanish with the image: never convert them
-                    if inImage == 0 { if image { imageNodes.append(node) } else { linkNodes.append(node) } }
-                    if image { inImage += 1 }
-                } else if image {
-                    inImage -= 1
+                    if !tight { newlineIfNeeded(&out); out.append(static: "<p>") }
+                } else {
+                    if !tight { out.append(static: "</p>\n") }
+                    newlineIfNeeded(&plainText)
                 }
-            case CMARK_NODE_CUSTOM_BLOCK where entering:
-                if hasFlag(node, Transformer.directTableFlag), let table = directTables[node] {
-                    // the text the cell / row / table nodes would have given
-                    for row in table.rows {
-                        for c in 0..<table.columns {
-                            if c < row.count { plainText.append(contentsOf: row[c]) }
-                            let last = plainText.last
-                            if last != 0x20 && last != 0x0A { plainText.append(0x20) }
-                        }
-                        if !plainText.isEmpty && plainText.last != 0x0A { plainText.append(0x0A) }
-                    }
-                }
-            case CMARK_NODE_PARAGRAPH, CMARK_NODE_HEADING, CMARK_NODE_ITEM, CMARK_NODE_BLOCK_QUOTE, CMARK_NODE_CUSTOM_BLOCK:
-                if !entering && !plainText.isEmpty && plainText.last != 0x0A { plainText.append(0x0A) }
+            case CMARK_NODE_EMPH:
+                if entering { out.append(static: "<em>") } else { out.append(static: "</em>") }
+            case CMARK_NODE_STRONG:
+                if entering { out.append(static: "<strong>") } else { out.append(static: "</strong>") }
             case CMARK_NODE_CUSTOM_INLINE:
+                appendPayload(&out, entering ? cmark_node_get_on_enter(node) : cmark_node_get_on_exit(node), &valid)
                 if !entering && hasFlag(node, Transformer.cellFlag) && plainText.last != 0x20 && plainText.last != 0x0A { plainText.append(0x20) }
-            default: break
+            case CMARK_NODE_CUSTOM_BLOCK:
+                newlineIfNeeded(&out)
+                appendPayload(&out, entering ? cmark_node_get_on_enter(node) : cmark_node_get_on_exit(node), &valid)
+                newlineIfNeeded(&out)
+                if entering {
+                    if hasFlag(node, Transformer.directTableFlag), let table = directTables[node] {
+                        // the text the cell / row / table nodes would have given
+                        for row in table.rows {
+                            for c in 0..<table.columns {
+                                if c < row.count { plainText.append(contentsOf: row[c]) }
+                                let last = plainText.last
+                                if last != 0x20 && last != 0x0A { plainText.append(0x20) }
+                            }
+                            if !plainText.isEmpty && plainText.last != 0x0A { plainText.append(0x0A) }
+                        }
+                    }
+                } else {
+                    newlineIfNeeded(&plainText)
+                }
+            case CMARK_NODE_LINK:
+                guard entering else { out.append(static: "</a>"); break }
+                let urlPointer = cmark_node_get_url(node)
+                links.append(MarkdownLink(destination: stringOf(urlPointer), line: Int(self.line(of: node))))
+                let url = cBytesView(urlPointer)
+                if qiita && inImage == 0 && isHTTPURL(url) {
+                    out.append(static: "<a href=\"")
+                    appendEscapedHref(&out, url)
+                    out.append(UInt8(ascii: "\""))
+                    appendTitle(&out, node)
+                    out.append(static: " rel=\"noopener\">")
+                } else {
+                    out.append(static: "<a href=\"")
+                    if unsafe || !isCmarkDangerousURL(url) { appendEscapedHref(&out, url) }
+                    out.append(UInt8(ascii: "\""))
+                    appendTitle(&out, node)
+                    out.append(UInt8(ascii: ">"))
+                }
+            case CMARK_NODE_IMAGE:
+                if entering {
+                    let urlPointer = cmark_node_get_url(node)
+                    links.append(MarkdownLink(destination: stringOf(urlPointer), line: Int(self.line(of: node))))
+                    let url = cBytesView(urlPointer)
+                    out.append(static: "<img src=\"")
+                    if qiita {
+                        if unsafe || !isDangerousURL(url) { appendEscapedHref(&out, url) }
+                    } else {
+                        if unsafe || !isCmarkDangerousURL(url) { appendEscapedHref(&out, url) }
+                    }
+                    out.append(static: "\" alt=\"")
+                    altImage = node
+                    qiitaAlt = qiita
+                    inImage += 1
+                } else {
+                    inImage -= 1
+                    out.append(UInt8(ascii: "\""))
+                    appendTitle(&out, node)
+                    if qiitaAlt { out.append(static: " loading=\"lazy\" />") } else { out.append(static: " />") }
+                }
+            case CMARK_NODE_HEADING:
+                if entering {
+                    newlineIfNeeded(&out)
+                    out.append(static: "<h")
+                    out.append(UInt8(truncatingIfNeeded: 0x30 + Int(cmark_node_get_heading_level(node))))
+                    out.append(UInt8(ascii: ">"))
+                } else {
+                    out.append(static: "</h")
+                    out.append(UInt8(truncatingIfNeeded: 0x30 + Int(cmark_node_get_heading_level(node))))
+                    out.append(static: ">\n")
+                    newlineIfNeeded(&plainText)
+                }
+            case CMARK_NODE_LIST:
+                let bullet = cmark_node_get_list_type(node) == CMARK_BULLET_LIST
+                if entering {
+                    newlineIfNeeded(&out)
+                    if bullet {
+                        out.append(static: "<ul>\n")
+                    } else {
+                        let start = cmark_node_get_list_start(node)
+                        if start == 1 {
+                            out.append(static: "<ol>\n")
+                        } else {
+                            out.append(static: "<ol start=\"")
+                            out.append(contentsOf: String(start).utf8)
+                            out.append(static: "\">\n")
+                        }
+                    }
+                } else {
+                    if bullet { out.append(static: "</ul>\n") } else { out.append(static: "</ol>\n") }
+                }
+            case CMARK_NODE_ITEM:
+                if entering {
+                    newlineIfNeeded(&out)
+                    out.append(static: "<li>")
+                } else {
+                    out.append(static: "</li>\n")
+                    newlineIfNeeded(&plainText)
+                }
+            case CMARK_NODE_BLOCK_QUOTE:
+                newlineIfNeeded(&out)
+                if entering {
+                    out.append(static: "<blockquote>\n")
+                } else {
+                    out.append(static: "</blockquote>\n")
+                    newlineIfNeeded(&plainText)
+                }
+            case CMARK_NODE_CODE_BLOCK:
+                newlineIfNeeded(&out)
+                let info = cBytesView(cmark_node_get_fence_info(node))
+                if info.isEmpty {
+                    out.append(static: "<pre><code>")
+                } else {
+                    var firstTag = 0
+                    while firstTag < info.count && !info[firstTag].isWhitespace { firstTag += 1 }
+                    out.append(static: "<pre><code class=\"language-")
+                    appendEscaped(&out, UnsafeBufferPointer(rebasing: info[0..<firstTag]))
+                    out.append(static: "\">")
+                }
+                appendEscaped(&out, literalBytes(node))
+                out.append(static: "</code></pre>\n")
+            case CMARK_NODE_HTML_BLOCK:
+                newlineIfNeeded(&out)
+                if unsafe { out.append(contentsOf: literalBytes(node)) } else { out.append(static: "<!-- raw HTML omitted -->") }
+                newlineIfNeeded(&out)
+            case CMARK_NODE_HTML_INLINE:
+                if unsafe { out.append(contentsOf: literalBytes(node)) } else { out.append(static: "<!-- raw HTML omitted -->") }
+            case CMARK_NODE_THEMATIC_BREAK:
+                newlineIfNeeded(&out)
+                out.append(static: "<hr />\n")
+            default:
+                break
             }
         }
         swap(&plainText, &self.plainText)
         swap(&codeText, &self.codeText)
         swap(&links, &self.links)
-        guard options.qiitaExtensions else { return }
-        for link in linkNodes {
-            let url = cBytesView(cmark_node_get_url(link))
-            let prefix = hasPrefixCI(url, 0, "http://") ? 7 : hasPrefixCI(url, 0, "https://") ? 8 : 0
-            guard prefix > 0 else { continue }
-            if prefix < url.count && url[prefix] >= 0x80 {
-                // a combining mark right after the prefix changes the Character comparison
-                let lower = String(decoding: url, as: UTF8.self).prefix(8).lowercased()
-                guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { continue }
-            }
-            var html: [UInt8] = []
-            html.reserveCapacity(url.count + 40)
-            html.append(static: "<a href=\"")
-            appendEscapedHref(&html, url)
-            html.append(UInt8(ascii: "\""))
-            appendTitleAttribute(&html, of: link)
-            html.append(static: " rel=\"noopener\">\0")
-            let custom = makeCustom(block: false, enterC: html, exitC: anchorEndCString)
-            cmark_node_insert_before(link, custom)
-            moveChildren(from: link, to: custom)
-            cmark_node_free(link)
+        payloadsValid = valid
+        return out
+    }
+
+    /// Whether a custom node's HTML was valid UTF-8 (set by `renderHTML`).
+    var payloadsValid = true
+
+    /// `http://` or `https://` (ASCII case-insensitive), the links the dialect marks `rel="noopener"`.
+    private func isHTTPURL(_ url: UnsafeBufferPointer<UInt8>) -> Bool {
+        let prefix = hasPrefixCI(url, 0, "http://") ? 7 : hasPrefixCI(url, 0, "https://") ? 8 : 0
+        guard prefix > 0 else { return false }
+        if prefix < url.count && url[prefix] >= 0x80 {
+            // a combining mark right after the prefix changes the Character comparison
+            let lower = String(decoding: url, as: UTF8.self).prefix(8).lowercased()
+            guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { return false }
         }
-        for image in imageNodes {
-            let url = stringOf(cmark_node_get_url(image))
-            var html = Array("<img src=\"".utf8)
-            if options.unsafeHTML || !isDangerousURL(url.utf8) { appendEscapedHref(&html, url.utf8) }
-            html.append(contentsOf: Array("\" alt=\"".utf8))
-            var alt: [UInt8] = []
-            walk(image) { node, entering in
-                guard entering else { return }
-                switch kind(node) {
-                case CMARK_NODE_TEXT, CMARK_NODE_CODE: alt.append(contentsOf: literalBytes(node))
-                case CMARK_NODE_SOFTBREAK, CMARK_NODE_LINEBREAK: alt.append(0x20)
-                default: break
-                }
-            }
-            appendEscaped(&html, alt)
-            html.append(UInt8(ascii: "\""))
-            appendTitleAttribute(&html, of: image)
-            html.append(contentsOf: Array(" loading=\"lazy\" />".utf8))
-            replace(image, with: makeCustom(block: false, enter: html, exit: []))
-        }
+        return true
     }
 
     /// ` title="…"` of a link or image, when it has one.
-    private func appendTitleAttribute(_ html: inout [UInt8], of node: OpaquePointer) {
-        let title = stringOf(cmark_node_get_title(node))
+    private func appendTitle(_ html: inout [UInt8], _ node: Node) {
+        let title = cBytesView(cmark_node_get_title(node))
         guard !title.isEmpty else { return }
-        html.append(contentsOf: Array(" title=\"".utf8))
-        appendEscaped(&html, title.utf8)
+        html.append(static: " title=\"")
+        appendEscaped(&html, title)
         html.append(UInt8(ascii: "\""))
     }
+}
+
+/// cmark's `cr()`: a newline unless the output is empty or already ends with one.
+@inline(__always) private func newlineIfNeeded(_ out: inout [UInt8]) {
+    if let last = out.last, last != 0x0A { out.append(0x0A) }
+}
+
+/// A custom node's HTML (ours), checked to be UTF-8.
+@inline(__always) private func appendPayload(_ out: inout [UInt8], _ p: UnsafePointer<CChar>?, _ valid: inout Bool) {
+    let bytes = cBytesView(p)
+    guard !bytes.isEmpty else { return }
+    if valid && !isValidUTF8(bytes) { valid = false }
+    out.append(contentsOf: bytes)
+}
+
+/// cmark's `scan_dangerous_url`: `javascript:`, `vbscript:`, `file:`, or `data:` other than
+/// `data:image/png|gif|jpeg|webp`, ASCII case-insensitive, at the very start of the URL.
+func isCmarkDangerousURL(_ url: UnsafeBufferPointer<UInt8>) -> Bool {
+    @inline(__always) func has(_ prefix: StaticString, at offset: Int) -> Bool {
+        let n = prefix.utf8CodeUnitCount
+        guard url.count - offset >= n else { return false }
+        let p = prefix.utf8Start
+        for k in 0..<n where url[offset + k].lowerASCII != p[k] { return false }
+        return true
+    }
+    if has("javascript:", at: 0) || has("vbscript:", at: 0) || has("file:", at: 0) { return true }
+    guard has("data:", at: 0) else { return false }
+    if has("image/", at: 5) && (has("png", at: 11) || has("gif", at: 11) || has("jpeg", at: 11) || has("webp", at: 11)) { return false }
+    return true
+}
+
+/// Whether `bytes` is well-formed UTF-8 (ASCII runs eight bytes at a time).
+func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard let p = bytes.baseAddress else { return true }
+    let n = bytes.count
+    let raw = UnsafeRawPointer(p)
+    var i = 0
+    while i < n {
+        if i + 8 <= n && raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 { i += 8; continue }
+        let b = p[i]
+        if b < 0x80 { i += 1; continue }
+        if b < 0xC2 { return false }
+        if b < 0xE0 {
+            guard i + 1 < n, p[i + 1] & 0xC0 == 0x80 else { return false }
+            i += 2
+            continue
+        }
+        if b < 0xF0 {
+            guard i + 2 < n else { return false }
+            let c1 = p[i + 1]
+            guard c1 & 0xC0 == 0x80, p[i + 2] & 0xC0 == 0x80 else { return false }
+            if (b == 0xE0 && c1 < 0xA0) || (b == 0xED && c1 > 0x9F) { return false }
+            i += 3
+            continue
+        }
+        guard b < 0xF5, i + 3 < n else { return false }
+        let c1 = p[i + 1]
+        guard c1 & 0xC0 == 0x80, p[i + 2] & 0xC0 == 0x80, p[i + 3] & 0xC0 == 0x80 else { return false }
+        if (b == 0xF0 && c1 < 0x90) || (b == 0xF4 && c1 > 0x8F) { return false }
+        i += 4
+    }
+    return true
 }

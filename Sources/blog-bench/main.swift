@@ -172,6 +172,27 @@ func benchMarkdown(_ args: Arguments) {
     // Warm up caches and lazily built tables once, outside the timed passes.
     for body in bodies.prefix(20) { sink &+= qiita.render(body).html.utf8.count }
 
+    // BLOG_BENCH_MARKDOWN_ONLY=raw|qiita runs one side only (for profiling with callgrind or perf).
+    let only = ProcessInfo.processInfo.environment["BLOG_BENCH_MARKDOWN_ONLY"]
+    if let only {
+        let t = medianTime(passes: args.passes) {
+            for body in bodies {
+                if only == "raw" {
+                    body.withCString { pointer in
+                        if let out = cmark_markdown_to_html(pointer, strlen(pointer), CMARK_OPT_DEFAULT | CMARK_OPT_UNSAFE) {
+                            sink &+= strlen(out)
+                            free(out)
+                        }
+                    }
+                } else {
+                    let r = qiita.render(body)
+                    sink &+= r.html.utf8.count &+ r.plainText.utf8.count &+ r.headings.count &+ r.links.count
+                }
+            }
+        }
+        say(String(format: "markdown: %@ only, %.3f s (sink %d)", only, t, sink))
+        return
+    }
     let rawCmark = medianTime(passes: args.passes) {
         for body in bodies {
             body.withCString { pointer in
