@@ -20,7 +20,7 @@ final class Transformer {
     // Lines of nodes that cmark did not place in this document (table cells, split text) and the
     // table-cell flag live in each node's cmark user data (no hashing of node pointers):
     // bit 0 = has a line override (line in bits 8...), other bits = the flags below.
-    private static let cellFlag = 2, inlineSeenFlag = 4, cjkSeenFlag = 8, directTableFlag = 16
+    private static let cellFlag = 2, inlineSeenFlag = 4, cjkSeenFlag = 8, directTableFlag = 16, inlineSeenAgainFlag = 32
     /// Tables written as one HTML block: their cells (source bytes) and column count, for `collect`.
     private var directTables: [Node: (rows: [[ArraySlice<UInt8>]], columns: Int)] = [:]
 
@@ -62,11 +62,19 @@ final class Transformer {
             if prepass?.sawNotes == true { groupNotes(doc) }
             if prepass?.sawFootnotes == true { findFootnoteDefinitions(doc) }
             buildTables(doc)
-            repairCJKStrong(doc)
-            inlinePass(doc)
-            taskLists(doc)
         }
-        blockPass(doc)
+        // One walk finds the nodes of every later pass (they neither free nor create the nodes the
+        // others look for, except the CJK repair, after which the inline containers are found again).
+        var found = collectNodes(doc, qiita: qiita)
+        if qiita {
+            if !found.cjk.isEmpty {
+                repairCJKStrong(found.cjk)
+                found.inline = inlineContainers(doc)
+            }
+            for container in found.inline { processInlines(container) }
+            taskLists(found.items)
+        }
+        blockPass(found)
         if qiita && !footnoteDefs.isEmpty { buildFootnotes(doc) }
     }
 
@@ -504,9 +512,7 @@ final class Transformer {
 
     // MARK: - task lists
 
-    private func taskLists(_ doc: Node) {
-        var items: [Node] = []
-        walk(doc) { node, entering in if entering && kind(node) == CMARK_NODE_ITEM { items.append(node) } }
+    private func taskLists(_ items: [Node]) {
         for item in items {
             guard let paragraph = cmark_node_first_child(item), kind(paragraph) == CMARK_NODE_PARAGRAPH,
                   let text = cmark_node_first_child(paragraph), kind(text) == CMARK_NODE_TEXT else { continue }
@@ -529,42 +535,80 @@ final class Transformer {
 
     // MARK: - inline pass
 
-    private func inlinePass(_ doc: Node) {
+    /// The nodes the passes after the tables work on, in document order.
+    private struct Found {
+        /// Containers whose text has a `**`/`__` run next to non-ASCII text (CJK strong repair).
+        var cjk: [Node] = []
+        /// Parents of text and code spans (inline pass).
+        var inline: [Node] = []
+        var items: [Node] = []
+        var headings: [Node] = []
+        var codeBlocks: [Node] = []
+        var htmlNodes: [Node] = []
+    }
+
+    private func collectNodes(_ doc: Node, qiita: Bool) -> Found {
+        var found = Found()
+        walk(doc) { node, entering in
+            guard entering else { return }
+            let t = kind(node)
+            switch t {
+            case CMARK_NODE_TEXT, CMARK_NODE_CODE:
+                guard qiita, let parent = cmark_node_parent(node) else { return }
+                if !hasFlag(parent, Transformer.inlineSeenFlag) {
+                    setFlag(parent, Transformer.inlineSeenFlag)
+                    found.inline.append(parent)
+                }
+                if t == CMARK_NODE_TEXT && !hasFlag(parent, Transformer.cjkSeenFlag) && hasCJKStrongRun(literalBytes(node)) {
+                    setFlag(parent, Transformer.cjkSeenFlag)
+                    found.cjk.append(parent)
+                }
+            case CMARK_NODE_ITEM: if qiita { found.items.append(node) }
+            case CMARK_NODE_HEADING: found.headings.append(node)
+            case CMARK_NODE_CODE_BLOCK: found.codeBlocks.append(node)
+            case CMARK_NODE_HTML_BLOCK, CMARK_NODE_HTML_INLINE: found.htmlNodes.append(node)
+            default: break
+            }
+        }
+        return found
+    }
+
+    /// Parents of text and code spans, found again after the CJK repair changed the tree (with a
+    /// flag of their own: the first walk's flags are still set on the containers that survived).
+    private func inlineContainers(_ doc: Node) -> [Node] {
         var containers: [Node] = []
         walk(doc) { node, entering in
             guard entering else { return }
             let t = kind(node)
-            if t == CMARK_NODE_TEXT || t == CMARK_NODE_CODE, let parent = cmark_node_parent(node), !hasFlag(parent, Transformer.inlineSeenFlag) {
-                setFlag(parent, Transformer.inlineSeenFlag)
+            if t == CMARK_NODE_TEXT || t == CMARK_NODE_CODE, let parent = cmark_node_parent(node), !hasFlag(parent, Transformer.inlineSeenAgainFlag) {
+                setFlag(parent, Transformer.inlineSeenAgainFlag)
                 containers.append(parent)
             }
         }
-        for container in containers { processInlines(container) }
+        return containers
+    }
+
+    /// A `**`/`__` run (exactly two) with non-ASCII text on one side.
+    private func hasCJKStrongRun(_ lit: UnsafeBufferPointer<UInt8>) -> Bool {
+        // most text has neither byte: two memchr calls instead of a Swift loop over every byte
+        guard lit.count >= 2, memchr(lit.baseAddress!, Int32(UInt8(ascii: "*")), lit.count) != nil
+            || memchr(lit.baseAddress!, Int32(UInt8(ascii: "_")), lit.count) != nil else { return false }
+        var i = 0
+        while i + 1 < lit.count {
+            let b = lit[i]
+            if (b == UInt8(ascii: "*") || b == UInt8(ascii: "_")) && lit[i + 1] == b && (i + 2 == lit.count || lit[i + 2] != b)
+                && (i == 0 || lit[i - 1] != b) && ((i > 0 && lit[i - 1] >= 0x80) || (i + 2 < lit.count && lit[i + 2] >= 0x80)) {
+                return true
+            }
+            i += 1
+        }
+        return false
     }
 
     /// cmark pairs `**（括弧）**と**【見出し】**` as `**（括弧）<strong>と</strong>【見出し】**`. Where a
     /// container still has a literal `**`/`__` run next to non-ASCII text, its strong nodes are undone
     /// back into delimiter text so the relaxed pairing below sees the whole sequence.
-    private func repairCJKStrong(_ doc: Node) {
-        var containers: [Node] = []
-        walk(doc) { node, entering in
-            guard entering, kind(node) == CMARK_NODE_TEXT, let parent = cmark_node_parent(node), !hasFlag(parent, Transformer.cjkSeenFlag) else { return }
-            let lit = literalBytes(node)
-            // most text has neither byte: two memchr calls instead of a Swift loop over every byte
-            guard lit.count >= 2, memchr(lit.baseAddress!, Int32(UInt8(ascii: "*")), lit.count) != nil
-                || memchr(lit.baseAddress!, Int32(UInt8(ascii: "_")), lit.count) != nil else { return }
-            var i = 0
-            while i + 1 < lit.count {
-                let b = lit[i]
-                if (b == UInt8(ascii: "*") || b == UInt8(ascii: "_")) && lit[i + 1] == b && (i + 2 == lit.count || lit[i + 2] != b)
-                    && (i == 0 || lit[i - 1] != b) && ((i > 0 && lit[i - 1] >= 0x80) || (i + 2 < lit.count && lit[i + 2] >= 0x80)) {
-                    setFlag(parent, Transformer.cjkSeenFlag)
-                    containers.append(parent)
-                    return
-                }
-                i += 1
-            }
-        }
+    private func repairCJKStrong(_ containers: [Node]) {
         for container in containers {
             var child = cmark_node_first_child(container)
             while let c = child {
@@ -884,20 +928,9 @@ final class Transformer {
 
     // MARK: - headings, code blocks, raw HTML
 
-    private func blockPass(_ doc: Node) {
-        var headingNodes: [Node] = []
-        var codeBlocks: [Node] = []
-        var htmlNodes: [Node] = []
+    private func blockPass(_ found: Found) {
+        let headingNodes = found.headings, codeBlocks = found.codeBlocks, htmlNodes = found.htmlNodes
         let qiita = options.qiitaExtensions
-        walk(doc) { node, entering in
-            guard entering else { return }
-            switch kind(node) {
-            case CMARK_NODE_HEADING: headingNodes.append(node)
-            case CMARK_NODE_CODE_BLOCK: codeBlocks.append(node)
-            case CMARK_NODE_HTML_BLOCK, CMARK_NODE_HTML_INLINE: htmlNodes.append(node)
-            default: break
-            }
-        }
         for heading in headingNodes {
             var text: [UInt8] = []
             walk(heading) { node, entering in
