@@ -82,8 +82,8 @@ final class Transformer {
 
     private func groupNotes(_ doc: Node) {
         var markers: [Node] = []
-        walk(doc) { node, entering in
-            if entering && kind(node) == CMARK_NODE_HTML_BLOCK && literalBytes(node).starts(with: noteMarkerPrefix) {
+        walkBlocks(doc) { node in
+            if kind(node) == CMARK_NODE_HTML_BLOCK && literalBytes(node).starts(with: noteMarkerPrefix) {
                 markers.append(node)
             }
         }
@@ -122,8 +122,8 @@ final class Transformer {
 
     private func findFootnoteDefinitions(_ doc: Node) {
         var paragraphs: [Node] = []
-        walk(doc) { node, entering in
-            if entering && kind(node) == CMARK_NODE_PARAGRAPH { paragraphs.append(node) }
+        walkBlocks(doc) { node in
+            if kind(node) == CMARK_NODE_PARAGRAPH { paragraphs.append(node) }
         }
         // Definitions on consecutive lines are one paragraph for cmark: split before each marker line.
         var found: [Node] = []
@@ -213,8 +213,8 @@ final class Transformer {
         // no pipe anywhere, no table
         guard source.withUnsafeBufferPointer({ !$0.isEmpty && memchr($0.baseAddress!, Int32(UInt8(ascii: "|")), $0.count) != nil }) else { return }
         var candidates: [Node] = []
-        walk(doc) { node, entering in
-            if entering && kind(node) == CMARK_NODE_PARAGRAPH && cmark_node_get_end_line(node) > cmark_node_get_start_line(node) {
+        walkBlocks(doc) { node in
+            if kind(node) == CMARK_NODE_PARAGRAPH && cmark_node_get_end_line(node) > cmark_node_get_start_line(node) {
                 candidates.append(node)
             }
         }
