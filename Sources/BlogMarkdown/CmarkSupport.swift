@@ -148,6 +148,12 @@ func replace(_ old: Node, with new: Node) {
     t.rawValue >= CMARK_NODE_FIRST_BLOCK.rawValue && t.rawValue <= CMARK_NODE_LAST_BLOCK.rawValue
 }
 
+/// A range of byte offsets (`start..<end`) into a buffer.
+struct ByteRange {
+    var start: Int
+    var end: Int
+}
+
 // MARK: - bytes
 
 extension Array where Element == UInt8 {

@@ -22,7 +22,15 @@ final class Transformer {
     // bit 0 = has a line override (line in bits 8...), other bits = the flags below.
     private static let cellFlag = 2, inlineSeenFlag = 4, cjkSeenFlag = 8, directTableFlag = 16, inlineSeenAgainFlag = 32
     /// Tables written as one HTML block: their cells (source bytes) and column count, for `collect`.
-    private var directTables: [Node: (rows: [[ArraySlice<UInt8>]], columns: Int)] = [:]
+    private var directTables: [Node: DirectTable] = [:]
+
+    /// A table written as one HTML block: its cells as byte ranges of `source`, row by row.
+    private struct DirectTable {
+        var cells: [ByteRange]
+        /// Number of cells of each row (rows may have more or fewer cells than columns).
+        var rowCounts: [Int]
+        var columns: Int
+    }
 
     @inline(__always) private func setLineOverride(_ node: Node, _ line: Int32) {
         let old = Int(bitPattern: cmark_node_get_user_data(node))
@@ -218,7 +226,11 @@ final class Transformer {
                 candidates.append(node)
             }
         }
-        for paragraph in candidates where mayHoldTable(paragraph) { makeTable(paragraph) }
+        source.withUnsafeBufferPointer { src in
+            for paragraph in candidates where mayHoldTable(paragraph) {
+                if makeDirectTable(paragraph, src) == .needsTree { makeTable(paragraph) }
+            }
+        }
     }
 
     /// Cheap filter before `makeTable`: a table needs a `|` somewhere in the paragraph's source lines.
@@ -231,6 +243,181 @@ final class Transformer {
         let to = last < lineStarts.count ? lineStarts[last] : source.count
         guard to > from else { return false }
         return source.withUnsafeBufferPointer { memchr($0.baseAddress! + from, Int32(UInt8(ascii: "|")), to - from) != nil }
+    }
+
+    private enum TableResult { case none, built, needsTree }
+
+    /// The common case of `makeTable` on byte ranges (no array slices, so no reference counting per
+    /// cell): finds the table, and when every cell is plain text that no later pass changes, writes
+    /// it as one HTML block. Tables with inline markup get `.needsTree` and go through `makeTable`.
+    private func makeDirectTable(_ paragraph: Node, _ src: UnsafeBufferPointer<UInt8>) -> TableResult {
+        let lines = paragraphLineRanges(paragraph, src)
+        guard lines.count >= 2 else { return .none }
+        var headerIndex = -1
+        var aligns: [Align] = []
+        var cells: [ByteRange] = []
+        for k in 1..<lines.count {
+            cells.removeAll(keepingCapacity: true)
+            if let a = delimiterRow(lines[k], src), contains(lines[k - 1], UInt8(ascii: "|"), src),
+               splitRow(lines[k - 1], src, into: &cells) == a.count {
+                headerIndex = k - 1
+                aligns = a
+                break
+            }
+        }
+        guard headerIndex >= 0 else { return .none }
+        let columns = aligns.count
+        // cells holds the header row; the other rows follow
+        var rowCounts = [cells.count]
+        rowCounts.reserveCapacity(lines.count - headerIndex)
+        if headerIndex + 2 < lines.count {
+            for k in (headerIndex + 2)..<lines.count { rowCounts.append(splitRow(lines[k], src, into: &cells)) }
+        }
+        var offset = 0
+        for count in rowCounts {
+            for c in 0..<min(columns, count) {
+                let cell = cells[offset + c]
+                if !Transformer.isPlainCell(UnsafeBufferPointer(rebasing: src[cell.start..<cell.end]))
+                    || !Transformer.isInertCell(UnsafeBufferPointer(rebasing: src[cell.start..<cell.end])) { return .needsTree }
+            }
+            offset += count
+        }
+        // Cut the paragraph before the header line (top-level line breaks only).
+        var cutAt: Node?
+        if headerIndex > 0 {
+            var breaks = 0
+            var child = cmark_node_first_child(paragraph)
+            while let c = child {
+                let t = kind(c)
+                if t == CMARK_NODE_SOFTBREAK || t == CMARK_NODE_LINEBREAK {
+                    breaks += 1
+                    if breaks == headerIndex { cutAt = c; break }
+                }
+                child = cmark_node_next(c)
+            }
+            guard cutAt != nil else { return .none }
+        }
+        // No later pass changes such cells: the whole table is one HTML block, written here the
+        // way cmark would render the tree `makeTable` builds, and its text is replayed by `renderHTML`.
+        var html: [UInt8] = []
+        html.reserveCapacity(128 + 48 * cells.count + lines.reduce(0) { $0 + $1.end - $1.start })
+        html.append(static: "<table>\n<thead>\n")
+        offset = 0
+        for (r, count) in rowCounts.enumerated() {
+            if r == 1 { html.append(static: "<tbody>\n") }
+            html.append(static: "<tr>\n")
+            for c in 0..<columns {
+                let tags = r == 0 ? TableTags.th[aligns[c].index] : TableTags.td[aligns[c].index]
+                tags.withUnsafeBufferPointer { html.append(contentsOf: UnsafeBufferPointer(rebasing: $0.dropLast())) }
+                if c < count {
+                    let cell = cells[offset + c]
+                    appendEscaped(&html, UnsafeBufferPointer(rebasing: src[cell.start..<cell.end]))
+                }
+                if r == 0 { html.append(static: "</th>\n") } else { html.append(static: "</td>\n") }
+            }
+            html.append(static: "</tr>\n")
+            if r == 0 { html.append(static: "</thead>\n") }
+            offset += count
+        }
+        if rowCounts.count > 1 { html.append(static: "</tbody>\n") }
+        html.append(static: "</table>\0")
+        let table = makeCustom(block: true, enterC: html, exitC: emptyCString)
+        setFlag(table, Transformer.directTableFlag)
+        directTables[table] = DirectTable(cells: cells, rowCounts: rowCounts, columns: columns)
+        if let cut = cutAt {
+            while let next = cmark_node_next(cut) { cmark_node_free(next) }
+            cmark_node_free(cut)
+            cmark_node_insert_after(paragraph, table)
+        } else {
+            replace(paragraph, with: table)
+        }
+        return .built
+    }
+
+    /// `paragraphLines` as byte ranges of `source`.
+    private func paragraphLineRanges(_ paragraph: Node, _ src: UnsafeBufferPointer<UInt8>) -> [ByteRange] {
+        let first = Int(cmark_node_get_start_line(paragraph))
+        let last = Int(cmark_node_get_end_line(paragraph))
+        var quotes = 0
+        var p = cmark_node_parent(paragraph)
+        while let q = p { if kind(q) == CMARK_NODE_BLOCK_QUOTE { quotes += 1 }; p = cmark_node_parent(q) }
+        var lines: [ByteRange] = []
+        lines.reserveCapacity(last - first + 1)
+        for l in first...last {
+            var line = sourceLineRange(l)
+            if l == first {
+                let column = Int(cmark_node_get_start_column(paragraph))
+                if column > 1 && column - 1 <= line.end - line.start { line.start += column - 1 }
+            } else {
+                for _ in 0..<quotes {
+                    var a = line.start
+                    while a < line.end && src[a].isSpaceOrTab { a += 1 }
+                    guard a < line.end, src[a] == UInt8(ascii: ">") else { break }
+                    line.start = a + 1
+                    if line.start < line.end && src[line.start] == 0x20 { line.start += 1 }
+                }
+            }
+            lines.append(trim(line, src))
+        }
+        return lines
+    }
+
+    /// `sourceLine` as a byte range.
+    private func sourceLineRange(_ line: Int) -> ByteRange {
+        let slice = sourceLine(line)
+        return ByteRange(start: slice.startIndex, end: slice.endIndex)
+    }
+
+    @inline(__always) private func trim(_ r: ByteRange, _ src: UnsafeBufferPointer<UInt8>) -> ByteRange {
+        var a = r.start, b = r.end
+        while a < b && src[a].isWhitespace { a += 1 }
+        while b > a && src[b - 1].isWhitespace { b -= 1 }
+        return ByteRange(start: a, end: b)
+    }
+
+    @inline(__always) private func contains(_ r: ByteRange, _ byte: UInt8, _ src: UnsafeBufferPointer<UInt8>) -> Bool {
+        r.end > r.start && memchr(src.baseAddress! + r.start, Int32(byte), r.end - r.start) != nil
+    }
+
+    /// `splitRow` on ranges: appends the row's cells to `cells` and returns how many.
+    private func splitRow(_ line: ByteRange, _ src: UnsafeBufferPointer<UInt8>, into cells: inout [ByteRange]) -> Int {
+        var s = trim(line, src)
+        if s.end > s.start && src[s.start] == UInt8(ascii: "|") { s.start += 1 }
+        if s.end > s.start && src[s.end - 1] == UInt8(ascii: "|") && !(s.end - s.start >= 2 && src[s.end - 2] == UInt8(ascii: "\\")) { s.end -= 1 }
+        let before = cells.count
+        var start = s.start
+        var i = s.start
+        while i < s.end {
+            if src[i] == UInt8(ascii: "\\") { i += 2; continue }
+            if src[i] == UInt8(ascii: "|") { cells.append(trim(ByteRange(start: start, end: i), src)); start = i + 1 }
+            i += 1
+        }
+        cells.append(trim(ByteRange(start: start, end: max(start, s.end)), src))
+        return cells.count - before
+    }
+
+    /// `delimiterRow` on ranges.
+    private func delimiterRow(_ line: ByteRange, _ src: UnsafeBufferPointer<UInt8>) -> [Align]? {
+        guard contains(line, UInt8(ascii: "|"), src), contains(line, UInt8(ascii: "-"), src) else { return nil }
+        for k in line.start..<line.end {
+            let b = src[k]
+            if !(b == UInt8(ascii: "|") || b == UInt8(ascii: "-") || b == UInt8(ascii: ":") || b.isSpaceOrTab) { return nil }
+        }
+        var cells: [ByteRange] = []
+        _ = splitRow(line, src, into: &cells)
+        var aligns: [Align] = []
+        aligns.reserveCapacity(cells.count)
+        for cell in cells {
+            guard cell.end > cell.start else { return nil }
+            let left = src[cell.start] == UInt8(ascii: ":")
+            let right = src[cell.end - 1] == UInt8(ascii: ":")
+            let a = cell.start + (left ? 1 : 0)
+            let b = cell.end - (right && cell.end - cell.start > 1 ? 1 : 0)
+            guard b > a else { return nil }
+            for k in a..<b where src[k] != UInt8(ascii: "-") { return nil }
+            aligns.append(left && right ? .center : left ? .left : right ? .right : .none)
+        }
+        return aligns
     }
 
     private func paragraphLines(_ paragraph: Node) -> [ArraySlice<UInt8>] {
@@ -389,38 +576,6 @@ final class Transformer {
                   cellParagraphs.allSatisfy({ kind($0) == CMARK_NODE_PARAGRAPH }) else { return }
         }
 
-        if plain && rows.allSatisfy({ row in row.prefix(columns).allSatisfy(Transformer.isInertCell) }) {
-            // No later pass changes such cells: the whole table is one HTML block, written here the
-            // way cmark would render the tree below, and its text is replayed by `collect`.
-            var html: [UInt8] = []
-            html.reserveCapacity(256)
-            html.append(static: "<table>\n<thead>\n")
-            for r in 0..<rows.count {
-                if r == 1 { html.append(static: "<tbody>\n") }
-                html.append(static: "<tr>\n")
-                for c in 0..<columns {
-                    let open = r == 0 ? TableTags.th[aligns[c].index] : TableTags.td[aligns[c].index]
-                    html.append(contentsOf: open.dropLast())
-                    if c < rows[r].count { appendEscaped(&html, rows[r][c]) }
-                    html.append(contentsOf: (r == 0 ? TableTags.thEnd : TableTags.tdEnd).dropLast())
-                }
-                html.append(static: "</tr>\n")
-                if r == 0 { html.append(static: "</thead>\n") }
-            }
-            if rows.count > 1 { html.append(static: "</tbody>\n") }
-            html.append(static: "</table>\0")
-            let table = makeCustom(block: true, enterC: html, exitC: emptyCString)
-            setFlag(table, Transformer.directTableFlag)
-            directTables[table] = (rows, columns)
-            if let cut = cutAt {
-                while let next = cmark_node_next(cut) { cmark_node_free(next) }
-                cmark_node_free(cut)
-                cmark_node_insert_after(paragraph, table)
-            } else {
-                replace(paragraph, with: table)
-            }
-            return
-        }
         let baseLine = cmark_node_get_start_line(paragraph) + Int32(headerIndex)
         let table = makeCustom(block: true, enterC: TableTags.table, exitC: TableTags.tableEnd)
         let head = makeCustom(block: true, enterC: TableTags.thead, exitC: TableTags.theadEnd)
@@ -481,7 +636,7 @@ final class Transformer {
     }
 
     /// True for a plain cell that no later pass touches: no strikethrough, autolink or footnote marker.
-    private static func isInertCell(_ cell: ArraySlice<UInt8>) -> Bool {
+    private static func isInertCell(_ cell: UnsafeBufferPointer<UInt8>) -> Bool {
         var k = cell.startIndex
         while k < cell.endIndex {
             switch cell[k] {
@@ -498,7 +653,7 @@ final class Transformer {
 
     /// True if cmark would parse the cell as exactly its bytes in one text node: no control bytes
     /// and none of the characters that start an inline construct in CommonMark.
-    private static func isPlainCell(_ cell: ArraySlice<UInt8>) -> Bool {
+    private static func isPlainCell<C: Collection>(_ cell: C) -> Bool where C.Element == UInt8 {
         for b in cell {
             switch b {
             case 0..<0x20, UInt8(ascii: "\\"), UInt8(ascii: "`"), UInt8(ascii: "&"), UInt8(ascii: "_"), UInt8(ascii: "*"),
@@ -1133,13 +1288,20 @@ final class Transformer {
                 if entering {
                     if hasFlag(node, Transformer.directTableFlag), let table = directTables[node] {
                         // the text the cell / row / table nodes would have given
-                        for row in table.rows {
-                            for c in 0..<table.columns {
-                                if c < row.count { plainText.append(contentsOf: row[c]) }
-                                let last = plainText.last
-                                if last != 0x20 && last != 0x0A { plainText.append(0x20) }
+                        source.withUnsafeBufferPointer { src in
+                            var offset = 0
+                            for count in table.rowCounts {
+                                for c in 0..<table.columns {
+                                    if c < count {
+                                        let cell = table.cells[offset + c]
+                                        plainText.append(contentsOf: UnsafeBufferPointer(rebasing: src[cell.start..<cell.end]))
+                                    }
+                                    let last = plainText.last
+                                    if last != 0x20 && last != 0x0A { plainText.append(0x20) }
+                                }
+                                if !plainText.isEmpty && plainText.last != 0x0A { plainText.append(0x0A) }
+                                offset += count
                             }
-                            if !plainText.isEmpty && plainText.last != 0x0A { plainText.append(0x0A) }
                         }
                     }
                 } else {
