@@ -309,3 +309,114 @@ func isDangerousURL<C: Collection>(_ url: C, allowDataImages: Bool = true) -> Bo
     default: return false
     }
 }
+
+// MARK: - output buffer
+
+/// A growable byte buffer for the HTML writer: appends without `Array`'s uniqueness checks and
+/// generic paths (hundreds of thousands of short appends per thousand documents). The owner calls
+/// `deallocate()` once done.
+struct ByteBuffer {
+    private(set) var base: UnsafeMutablePointer<UInt8>
+    private(set) var count = 0
+    private var capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = max(capacity, 64)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    func deallocate() { base.deallocate() }
+
+    var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
+
+    @inline(__always) var last: UInt8? { count > 0 ? base[count - 1] : nil }
+
+    @inline(__always) mutating func reserve(_ extra: Int) {
+        if count + extra > capacity { grow(count + extra) }
+    }
+
+    @inline(never) private mutating func grow(_ needed: Int) {
+        let newCapacity = max(capacity * 2, needed)
+        let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        bigger.update(from: base, count: count)
+        base.deallocate()
+        base = bigger
+        capacity = newCapacity
+    }
+
+    @inline(__always) mutating func append(_ b: UInt8) {
+        reserve(1)
+        base[count] = b
+        count += 1
+    }
+
+    @inline(__always) mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        let n = bytes.count
+        guard n > 0 else { return }
+        reserve(n)
+        (base + count).update(from: bytes.baseAddress!, count: n)
+        count += n
+    }
+
+    @inline(__always) mutating func append(static s: StaticString) {
+        append(UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+    }
+
+    /// `bytes` HTML-escaped (`&`, `<`, `>`, `"`), as `appendEscaped(_:_:)` on arrays.
+    mutating func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let src = bytes.baseAddress else { return }
+        let n = bytes.count
+        reserve(n)
+        var runStart = 0
+        var i = 0
+        let raw = UnsafeRawPointer(src)
+        while i < n {
+            if i + 8 <= n {
+                let x = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                let ones: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080
+                let a = x ^ (ones &* 0x26), l = x ^ (ones &* 0x3C), g = x ^ (ones &* 0x3E), q = x ^ (ones &* 0x22)
+                let hit = ((a &- ones) & ~a) | ((l &- ones) & ~l) | ((g &- ones) & ~g) | ((q &- ones) & ~q)
+                if hit & high == 0 { i += 8; continue }
+            }
+            let b = src[i]
+            if b == 0x26 || b == 0x3C || b == 0x3E || b == 0x22 {
+                if i > runStart { append(UnsafeBufferPointer(start: src + runStart, count: i - runStart)) }
+                switch b {
+                case 0x26: append(static: "&amp;")
+                case 0x3C: append(static: "&lt;")
+                case 0x3E: append(static: "&gt;")
+                default: append(static: "&quot;")
+                }
+                runStart = i + 1
+            }
+            i += 1
+        }
+        if n > runStart { append(UnsafeBufferPointer(start: src + runStart, count: n - runStart)) }
+    }
+
+    /// A URL escaped for an attribute the way cmark does (see `appendEscapedHref(_:_:)`).
+    mutating func appendEscapedHref(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let src = bytes.baseAddress else { return }
+        let n = bytes.count
+        var runStart = 0
+        var i = 0
+        while i < n {
+            let b = src[i]
+            if !isHrefSafe(b) {
+                if i > runStart { append(UnsafeBufferPointer(start: src + runStart, count: i - runStart)) }
+                switch b {
+                case UInt8(ascii: "&"): append(static: "&amp;")
+                case UInt8(ascii: "'"): append(static: "&#x27;")
+                default:
+                    let hex = hexDigits.utf8Start
+                    append(UInt8(ascii: "%"))
+                    append(hex[Int(b >> 4)])
+                    append(hex[Int(b & 15)])
+                }
+                runStart = i + 1
+            }
+            i += 1
+        }
+        if n > runStart { append(UnsafeBufferPointer(start: src + runStart, count: n - runStart)) }
+    }
+}

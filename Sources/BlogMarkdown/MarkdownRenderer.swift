@@ -74,12 +74,14 @@ public struct RenderedMarkdown: Sendable {
 /// so they are copied without validating them again; other bytes are repaired like `String(decoding:)`.
 /// Debug builds check the claim.
 @inline(__always) func makeString(_ bytes: inout [UInt8], trusted: Bool) -> String {
-    guard trusted else { return String(decoding: bytes, as: UTF8.self) }
-    return bytes.withUnsafeBufferPointer { buffer -> String in
-        assert(isValidUTF8(buffer), "BlogMarkdown produced invalid UTF-8")
-        guard buffer.count > 0 else { return "" }
-        return String(copying: unsafe UTF8Span(unchecked: unsafe Span(_unsafeElements: buffer)))
-    }
+    bytes.withUnsafeBufferPointer { makeString($0, trusted: trusted) }
+}
+
+@inline(__always) func makeString(_ buffer: UnsafeBufferPointer<UInt8>, trusted: Bool) -> String {
+    guard trusted else { return String(decoding: buffer, as: UTF8.self) }
+    assert(isValidUTF8(buffer), "BlogMarkdown produced invalid UTF-8")
+    guard buffer.count > 0 else { return "" }
+    return String(copying: unsafe UTF8Span(unchecked: unsafe Span(_unsafeElements: buffer)))
 }
 
 /// Renders Markdown (Qiita's dialect) to HTML with libcmark. Thread-safe: keep one, call from many threads.
@@ -111,10 +113,11 @@ public struct MarkdownRenderer: Sendable {
         let transformer = Transformer(options: options, parseFlags: parseFlags, source: source, prepass: prepass)
         transformer.run(doc)
 
-        var html = transformer.renderHTML(doc, hardBreaks: options.hardBreaks, unsafe: options.unsafeHTML)
+        let html = transformer.renderHTML(doc, hardBreaks: options.hardBreaks, unsafe: options.unsafeHTML)
+        defer { html.deallocate() }
         var plain = transformer.plainText
         while let last = plain.last, last == 0x0A || last == 0x20 { plain.removeLast() }
-        return RenderedMarkdown(html: makeString(&html, trusted: transformer.payloadsValid),
+        return RenderedMarkdown(html: makeString(html.bytes, trusted: transformer.payloadsValid),
                                 headings: transformer.headings,
                                 plainText: makeString(&plain, trusted: true),
                                 codeText: makeString(&transformer.codeText, trusted: true),

@@ -257,7 +257,7 @@ struct Prepass {
 
 /// Undoes pre-pass markers inside a literal that cmark kept verbatim (HTML, code blocks, stray text).
 func restoreMarkers(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
-    guard bytes.contains(0xEE) else { return nil }
+    guard let base = bytes.baseAddress, memchr(base, 0xEE, bytes.count) != nil else { return nil }
     var out: [UInt8] = []
     out.reserveCapacity(bytes.count)
     var changed = false

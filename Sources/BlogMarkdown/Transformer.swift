@@ -1154,6 +1154,11 @@ final class Transformer {
 
     private func uniqueSlug(_ base: [UInt8]) -> [UInt8] {
         let root = SlugKey(bytes: base.isEmpty ? Array("section".utf8) : base)
+        // the common case, an id not seen yet: one lookup and one insertion (same result as below)
+        if usedSlugs.index(forKey: root) == nil {
+            usedSlugs[root] = 0
+            return root.bytes
+        }
         var candidate = root
         var n = usedSlugs[root] ?? 0
         while usedSlugs[candidate] != nil {
@@ -1171,9 +1176,8 @@ final class Transformer {
     /// without source positions), and in the same walk collects the plain text, the code text and the
     /// links. In the Qiita dialect, `http(s)` links get `rel="noopener"` and images `loading="lazy"`.
     /// `payloadsValid` turns false if a custom node's HTML (ours) is not valid UTF-8.
-    func renderHTML(_ doc: Node, hardBreaks: Bool, unsafe: Bool) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(source.count + source.count / 2 + 256)
+    func renderHTML(_ doc: Node, hardBreaks: Bool, unsafe: Bool) -> ByteBuffer {
+        var out = ByteBuffer(capacity: source.count + source.count / 2 + 256)
         var inImage = 0
         // The image whose alt text is being written (attribute mode: only text goes out), and whether
         // it is one of ours (Qiita: text and code only) or cmark's (text, code and raw HTML).
@@ -1205,18 +1209,18 @@ final class Transformer {
                 switch type {
                 case CMARK_NODE_TEXT:
                     let lit = literalBytes(node)
-                    appendEscaped(&out, lit)
+                    out.appendEscaped(lit)
                     if inImage == 0 { plainText.append(contentsOf: lit) }
                     continue
                 case CMARK_NODE_CODE:
                     let lit = literalBytes(node)
-                    appendEscaped(&out, lit)
+                    out.appendEscaped(lit)
                     if inImage == 0 { plainText.append(contentsOf: lit) }
                     codeText.append(contentsOf: lit)
                     codeText.append(0x0A)
                     continue
                 case CMARK_NODE_HTML_INLINE:
-                    if !qiitaAlt { appendEscaped(&out, literalBytes(node)) }
+                    if !qiitaAlt { out.appendEscaped(literalBytes(node)) }
                     continue
                 case CMARK_NODE_SOFTBREAK, CMARK_NODE_LINEBREAK:
                     out.append(0x20)
@@ -1247,7 +1251,7 @@ final class Transformer {
                 break
             case CMARK_NODE_TEXT:
                 let lit = literalBytes(node)
-                appendEscaped(&out, lit)
+                out.appendEscaped(lit)
                 if inImage == 0 { plainText.append(contentsOf: lit) }
             case CMARK_NODE_SOFTBREAK:
                 if hardBreaks { out.append(static: "<br />\n") } else { out.append(0x0A) }
@@ -1258,7 +1262,7 @@ final class Transformer {
             case CMARK_NODE_CODE:
                 let lit = literalBytes(node)
                 out.append(static: "<code>")
-                appendEscaped(&out, lit)
+                out.appendEscaped(lit)
                 out.append(static: "</code>")
                 if inImage == 0 { plainText.append(contentsOf: lit) }
                 codeText.append(contentsOf: lit)
@@ -1314,13 +1318,13 @@ final class Transformer {
                 let url = cBytesView(urlPointer)
                 if qiita && inImage == 0 && isHTTPURL(url) {
                     out.append(static: "<a href=\"")
-                    appendEscapedHref(&out, url)
+                    out.appendEscapedHref(url)
                     out.append(UInt8(ascii: "\""))
                     appendTitle(&out, node)
                     out.append(static: " rel=\"noopener\">")
                 } else {
                     out.append(static: "<a href=\"")
-                    if unsafe || !isCmarkDangerousURL(url) { appendEscapedHref(&out, url) }
+                    if unsafe || !isCmarkDangerousURL(url) { out.appendEscapedHref(url) }
                     out.append(UInt8(ascii: "\""))
                     appendTitle(&out, node)
                     out.append(UInt8(ascii: ">"))
@@ -1332,9 +1336,9 @@ final class Transformer {
                     let url = cBytesView(urlPointer)
                     out.append(static: "<img src=\"")
                     if qiita {
-                        if unsafe || !isDangerousURL(url) { appendEscapedHref(&out, url) }
+                        if unsafe || !isDangerousURL(url) { out.appendEscapedHref(url) }
                     } else {
-                        if unsafe || !isCmarkDangerousURL(url) { appendEscapedHref(&out, url) }
+                        if unsafe || !isCmarkDangerousURL(url) { out.appendEscapedHref(url) }
                     }
                     out.append(static: "\" alt=\"")
                     altImage = node
@@ -1370,7 +1374,7 @@ final class Transformer {
                             out.append(static: "<ol>\n")
                         } else {
                             out.append(static: "<ol start=\"")
-                            out.append(contentsOf: String(start).utf8)
+                            Array(String(start).utf8).withUnsafeBufferPointer { out.append($0) }
                             out.append(static: "\">\n")
                         }
                     }
@@ -1402,17 +1406,17 @@ final class Transformer {
                     var firstTag = 0
                     while firstTag < info.count && !info[firstTag].isWhitespace { firstTag += 1 }
                     out.append(static: "<pre><code class=\"language-")
-                    appendEscaped(&out, UnsafeBufferPointer(rebasing: info[0..<firstTag]))
+                    out.appendEscaped(UnsafeBufferPointer(rebasing: info[0..<firstTag]))
                     out.append(static: "\">")
                 }
-                appendEscaped(&out, literalBytes(node))
+                out.appendEscaped(literalBytes(node))
                 out.append(static: "</code></pre>\n")
             case CMARK_NODE_HTML_BLOCK:
                 newlineIfNeeded(&out)
-                if unsafe { out.append(contentsOf: literalBytes(node)) } else { out.append(static: "<!-- raw HTML omitted -->") }
+                if unsafe { out.append(literalBytes(node)) } else { out.append(static: "<!-- raw HTML omitted -->") }
                 newlineIfNeeded(&out)
             case CMARK_NODE_HTML_INLINE:
-                if unsafe { out.append(contentsOf: literalBytes(node)) } else { out.append(static: "<!-- raw HTML omitted -->") }
+                if unsafe { out.append(literalBytes(node)) } else { out.append(static: "<!-- raw HTML omitted -->") }
             case CMARK_NODE_THEMATIC_BREAK:
                 newlineIfNeeded(&out)
                 out.append(static: "<hr />\n")
@@ -1443,11 +1447,11 @@ final class Transformer {
     }
 
     /// ` title="…"` of a link or image, when it has one.
-    private func appendTitle(_ html: inout [UInt8], _ node: Node) {
+    private func appendTitle(_ html: inout ByteBuffer, _ node: Node) {
         let title = cBytesView(cmark_node_get_title(node))
         guard !title.isEmpty else { return }
         html.append(static: " title=\"")
-        appendEscaped(&html, title)
+        html.appendEscaped(title)
         html.append(UInt8(ascii: "\""))
     }
 }
@@ -1457,12 +1461,16 @@ final class Transformer {
     if let last = out.last, last != 0x0A { out.append(0x0A) }
 }
 
+@inline(__always) private func newlineIfNeeded(_ out: inout ByteBuffer) {
+    if let last = out.last, last != 0x0A { out.append(0x0A) }
+}
+
 /// A custom node's HTML (ours), checked to be UTF-8.
-@inline(__always) private func appendPayload(_ out: inout [UInt8], _ p: UnsafePointer<CChar>?, _ valid: inout Bool) {
+@inline(__always) private func appendPayload(_ out: inout ByteBuffer, _ p: UnsafePointer<CChar>?, _ valid: inout Bool) {
     let bytes = cBytesView(p)
     guard !bytes.isEmpty else { return }
     if valid && !isValidUTF8(bytes) { valid = false }
-    out.append(contentsOf: bytes)
+    out.append(bytes)
 }
 
 /// cmark's `scan_dangerous_url`: `javascript:`, `vbscript:`, `file:`, or `data:` other than
