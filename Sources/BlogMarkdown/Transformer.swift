@@ -20,7 +20,7 @@ final class Transformer {
     // Lines of nodes that cmark did not place in this document (table cells, split text) and the
     // table-cell flag live in each node's cmark user data (no hashing of node pointers):
     // bit 0 = has a line override (line in bits 8...), other bits = the flags below.
-    private static let cellFlag = 2, inlineSeenFlag = 4, cjkSeenFlag = 8, directTableFlag = 16, inlineSeenAgainFlag = 32
+    private static let cellFlag = 2, inlineSeenFlag = 4, cjkSeenFlag = 8, directTableFlag = 16, inlineSeenAgainFlag = 32, trustedHTMLFlag = 64
     /// Tables written as one HTML block: their cells (source bytes) and column count, for `collect`.
     private var directTables: [Node: DirectTable] = [:]
 
@@ -322,7 +322,7 @@ final class Transformer {
         if rowCounts.count > 1 { html.append(static: "</tbody>\n") }
         html.append(static: "</table>\0")
         let table = makeCustom(block: true, enterC: html, exitC: emptyCString)
-        setFlag(table, Transformer.directTableFlag)
+        setFlag(table, Transformer.directTableFlag | Transformer.trustedHTMLFlag) // source cut before ASCII bytes only
         directTables[table] = DirectTable(cells: cells, rowCounts: rowCounts, columns: columns)
         if let cut = cutAt {
             while let next = cmark_node_next(cut) { cmark_node_free(next) }
@@ -704,18 +704,26 @@ final class Transformer {
 
     private func collectNodes(_ doc: Node, qiita: Bool) -> Found {
         var found = Found()
+        // Text and code spans come in runs of siblings: their parent is checked once per run.
+        var lastParent: Node?
+        var lastParentIsCJK = false
         walk(doc) { node, entering in
             guard entering else { return }
             let t = kind(node)
             switch t {
             case CMARK_NODE_TEXT, CMARK_NODE_CODE:
                 guard qiita, let parent = cmark_node_parent(node) else { return }
-                if !hasFlag(parent, Transformer.inlineSeenFlag) {
-                    setFlag(parent, Transformer.inlineSeenFlag)
-                    found.inline.append(parent)
+                if parent != lastParent {
+                    lastParent = parent
+                    lastParentIsCJK = hasFlag(parent, Transformer.cjkSeenFlag)
+                    if !hasFlag(parent, Transformer.inlineSeenFlag) {
+                        setFlag(parent, Transformer.inlineSeenFlag)
+                        found.inline.append(parent)
+                    }
                 }
-                if t == CMARK_NODE_TEXT && !hasFlag(parent, Transformer.cjkSeenFlag) && hasCJKStrongRun(literalBytes(node)) {
+                if t == CMARK_NODE_TEXT && !lastParentIsCJK && hasCJKStrongRun(literalBytes(node)) {
                     setFlag(parent, Transformer.cjkSeenFlag)
+                    lastParentIsCJK = true
                     found.cjk.append(parent)
                 }
             case CMARK_NODE_ITEM: if qiita { found.items.append(node) }
@@ -1108,6 +1116,7 @@ final class Transformer {
             let exit: [UInt8] = [UInt8(ascii: "<"), UInt8(ascii: "/"), UInt8(ascii: "h"), digit, UInt8(ascii: ">"), 0]
             let wrapper = makeCustom(block: true, enterC: emptyCString, exitC: emptyCString)
             let inner = makeCustom(block: false, enterC: enter, exitC: exit)
+            setFlag(inner, Transformer.trustedHTMLFlag) // ASCII and the id's whole scalars
             append(wrapper, inner)
             moveChildren(from: heading, to: inner)
             replace(heading, with: wrapper)
@@ -1283,11 +1292,13 @@ final class Transformer {
             case CMARK_NODE_STRONG:
                 if entering { out.append(static: "<strong>") } else { out.append(static: "</strong>") }
             case CMARK_NODE_CUSTOM_INLINE:
-                appendPayload(&out, entering ? cmark_node_get_on_enter(node) : cmark_node_get_on_exit(node), &valid)
+                appendPayload(&out, entering ? cmark_node_get_on_enter(node) : cmark_node_get_on_exit(node),
+                              trusted: hasFlag(node, Transformer.trustedHTMLFlag), &valid)
                 if !entering && hasFlag(node, Transformer.cellFlag) && plainText.last != 0x20 && plainText.last != 0x0A { plainText.append(0x20) }
             case CMARK_NODE_CUSTOM_BLOCK:
                 newlineIfNeeded(&out)
-                appendPayload(&out, entering ? cmark_node_get_on_enter(node) : cmark_node_get_on_exit(node), &valid)
+                appendPayload(&out, entering ? cmark_node_get_on_enter(node) : cmark_node_get_on_exit(node),
+                              trusted: hasFlag(node, Transformer.trustedHTMLFlag), &valid)
                 newlineIfNeeded(&out)
                 if entering {
                     if hasFlag(node, Transformer.directTableFlag), let table = directTables[node] {
@@ -1465,11 +1476,12 @@ final class Transformer {
     if let last = out.last, last != 0x0A { out.append(0x0A) }
 }
 
-/// A custom node's HTML (ours), checked to be UTF-8.
-@inline(__always) private func appendPayload(_ out: inout ByteBuffer, _ p: UnsafePointer<CChar>?, _ valid: inout Bool) {
+/// A custom node's HTML (ours), checked to be UTF-8 unless it is `trusted` (built only from whole
+/// UTF-8 sequences: tables cut at `|`, heading ids).
+@inline(__always) private func appendPayload(_ out: inout ByteBuffer, _ p: UnsafePointer<CChar>?, trusted: Bool, _ valid: inout Bool) {
     let bytes = cBytesView(p)
     guard !bytes.isEmpty else { return }
-    if valid && !isValidUTF8(bytes) { valid = false }
+    if valid && !trusted && !isValidUTF8(bytes) { valid = false }
     out.append(bytes)
 }
 

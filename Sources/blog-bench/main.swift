@@ -31,6 +31,13 @@ func say(_ text: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))
 }
 
+/// CPU time of the calling thread (not counting time the machine gave to other jobs).
+func threadCPUSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
 func monotonicSeconds() -> Double {
     var ts = timespec()
     clock_gettime(CLOCK_MONOTONIC, &ts)
@@ -193,31 +200,43 @@ func benchMarkdown(_ args: Arguments) {
         say(String(format: "markdown: %@ only, %.3f s (sink %d)", only, t, sink))
         return
     }
-    let rawCmark = medianTime(passes: args.passes) {
-        for body in bodies {
-            body.withCString { pointer in
-                if let out = cmark_markdown_to_html(pointer, strlen(pointer), CMARK_OPT_DEFAULT | CMARK_OPT_UNSAFE) {
-                    sink &+= strlen(out)
-                    free(out)
+    // The four variants run in turn within each pass (raw, plain, dialect, full, raw, ...), so that a
+    // change in the machine's load hits all of them alike; wall and thread CPU time, median per variant.
+    let variants: [() -> Void] = [
+        {
+            for body in bodies {
+                body.withCString { pointer in
+                    if let out = cmark_markdown_to_html(pointer, strlen(pointer), CMARK_OPT_DEFAULT | CMARK_OPT_UNSAFE) {
+                        sink &+= strlen(out)
+                        free(out)
+                    }
                 }
             }
+        },
+        { for body in bodies { sink &+= plainOptions.render(body).html.utf8.count } },
+        { for body in bodies { sink &+= noHighlight.render(body).html.utf8.count } },
+        { for body in bodies { sink &+= qiita.render(body).html.utf8.count } },
+    ]
+    var wall = [[Double]](repeating: [], count: variants.count)
+    var cpu = [[Double]](repeating: [], count: variants.count)
+    for _ in 0..<max(1, args.passes) {
+        for (k, run) in variants.enumerated() {
+            let (w, c) = (monotonicSeconds(), threadCPUSeconds())
+            run()
+            wall[k].append(monotonicSeconds() - w)
+            cpu[k].append(threadCPUSeconds() - c)
         }
     }
-    let plain = medianTime(passes: args.passes) {
-        for body in bodies { sink &+= plainOptions.render(body).html.utf8.count }
-    }
-    let dialect = medianTime(passes: args.passes) {
-        for body in bodies { sink &+= noHighlight.render(body).html.utf8.count }
-    }
-    let full = medianTime(passes: args.passes) {
-        for body in bodies { sink &+= qiita.render(body).html.utf8.count }
-    }
+    func median(_ xs: [Double]) -> Double { let s = xs.sorted(); return s[s.count / 2] }
+    let rawCmark = median(wall[0]), plain = median(wall[1]), dialect = median(wall[2]), full = median(wall[3])
+    let rawCPU = median(cpu[0]), plainCPU = median(cpu[1]), dialectCPU = median(cpu[2]), fullCPU = median(cpu[3])
     let mb = Double(bytes) / 1_000_000
-    say(String(format: "markdown: %d bodies, %.1f MB, median of %d passes, 1 thread", bodies.count, mb, args.passes))
-    say(String(format: "  cmark_markdown_to_html (raw C)           %8.3f s  %7.1f MB/s", rawCmark, mb / rawCmark))
-    say(String(format: "  MarkdownRenderer, plain options          %8.3f s  %7.1f MB/s", plain, mb / plain))
-    say(String(format: "  MarkdownRenderer, Qiita, no highlighting %8.3f s  %7.1f MB/s", dialect, mb / dialect))
-    say(String(format: "  MarkdownRenderer, Qiita + highlighting   %8.3f s  %7.1f MB/s  (%.2f× raw cmark)", full, mb / full, full / rawCmark))
+    say(String(format: "markdown: %d bodies, %.1f MB, median of %d interleaved passes, 1 thread (wall / thread CPU)", bodies.count, mb, args.passes))
+    say(String(format: "  cmark_markdown_to_html (raw C)           %8.3f s / %6.3f s  %7.1f MB/s", rawCmark, rawCPU, mb / rawCmark))
+    say(String(format: "  MarkdownRenderer, plain options          %8.3f s / %6.3f s  %7.1f MB/s", plain, plainCPU, mb / plain))
+    say(String(format: "  MarkdownRenderer, Qiita, no highlighting %8.3f s / %6.3f s  %7.1f MB/s", dialect, dialectCPU, mb / dialect))
+    say(String(format: "  MarkdownRenderer, Qiita + highlighting   %8.3f s / %6.3f s  %7.1f MB/s  (%.2f× raw cmark wall, %.2f× CPU)",
+                full, fullCPU, mb / full, full / rawCmark, fullCPU / rawCPU))
     if sink == 42 { say("") }  // keeps the work observable
     emit(.object([
         ("bench", .string("markdown")), ("posts", .int(bodies.count)), ("bytes", .int(bytes)), ("passes", .int(args.passes)),
@@ -226,6 +245,8 @@ func benchMarkdown(_ args: Arguments) {
         ("qiita_mb_s", .number(mb / full)), ("raw_cmark_mb_s", .number(mb / rawCmark)),
         ("ratio_qiita_vs_raw_cmark", .number(full / rawCmark)),
         ("ratio_qiita_vs_plain_renderer", .number(full / plain)),
+        ("raw_cmark_cpu_s", .number(rawCPU)), ("qiita_cpu_s", .number(fullCPU)),
+        ("ratio_qiita_vs_raw_cmark_cpu", .number(fullCPU / rawCPU)),
     ]))
 }
 
