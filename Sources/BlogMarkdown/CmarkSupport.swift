@@ -13,8 +13,38 @@ typealias Node = OpaquePointer
 /// The literal of a node as a byte view valid until the node is changed or freed.
 @inline(__always) func literalBytes(_ node: Node) -> UnsafeBufferPointer<UInt8> {
     guard let p = cmark_node_get_literal(node) else { return UnsafeBufferPointer(start: nil, count: 0) }
-    return UnsafeBufferPointer(start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self), count: strlen(p))
+    let base = UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self)
+    if literalLengthField, let length = storedLiteralLength(node, p) {
+        return UnsafeBufferPointer(start: base, count: length)
+    }
+    return UnsafeBufferPointer(start: base, count: strlen(p))
 }
+
+// cmark 0.30 keeps a literal's length next to its bytes (`unsigned char *data; bufsize_t len;` in
+// node.h) but has no accessor for it, so every literal read cost a strlen, three times per text node.
+// The length is read from there only when a probe at startup finds that layout (Debian's libcmark
+// 0.30.2), and only when the pointer before it is the literal cmark just returned; otherwise strlen.
+private let literalDataOffset = 7 * MemoryLayout<UnsafeRawPointer>.stride
+private let literalLengthOffset = literalDataOffset + MemoryLayout<UnsafeRawPointer>.stride
+
+@inline(__always) private func storedLiteralLength(_ node: Node, _ literal: UnsafePointer<CChar>) -> Int? {
+    let raw = UnsafeRawPointer(node)
+    guard raw.load(fromByteOffset: literalDataOffset, as: UnsafeRawPointer?.self) == UnsafeRawPointer(literal) else { return nil }
+    let length = Int(raw.load(fromByteOffset: literalLengthOffset, as: Int32.self))
+    return length >= 0 ? length : nil
+}
+
+/// Whether this libcmark stores literals as `data`, `len` where `storedLiteralLength` reads them.
+let literalLengthField: Bool = {
+    guard MemoryLayout<Int>.size == 8 else { return false }
+    for text in ["", "a", "hello, world", String(repeating: "長い文字列", count: 40)] {
+        guard let node = cmark_node_new(CMARK_NODE_TEXT) else { return false }
+        defer { cmark_node_free(node) }
+        guard cmark_node_set_literal(node, text) == 1, let p = cmark_node_get_literal(node),
+              storedLiteralLength(node, p) == strlen(p), strlen(p) == text.utf8.count else { return false }
+    }
+    return true
+}()
 
 func literalArray(_ node: Node) -> [UInt8] { Array(literalBytes(node)) }
 
