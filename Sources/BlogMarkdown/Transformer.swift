@@ -20,9 +20,11 @@ final class Transformer {
     // Lines of nodes that cmark did not place in this document (table cells, split text) and the
     // table-cell flag live in each node's cmark user data (no hashing of node pointers):
     // bit 0 = has a line override (line in bits 8...), other bits = the flags below.
-    private static let cellFlag = 2, inlineSeenFlag = 4, cjkSeenFlag = 8, directTableFlag = 16, inlineSeenAgainFlag = 32, trustedHTMLFlag = 64
+    private static let cellFlag = 2, inlineSeenFlag = 4, cjkSeenFlag = 8, directTableFlag = 16, inlineSeenAgainFlag = 32, trustedHTMLFlag = 64, blockHTMLFlag = 128
     /// Tables written as one HTML block: their cells (source bytes) and column count, for `collect`.
     private var directTables: [Node: DirectTable] = [:]
+    /// The HTML of code blocks, for custom block nodes with `blockHTMLFlag` (index in user data bits 8...).
+    private var blockHTML: [[UInt8]] = []
 
     /// A table written as one HTML block: its cells as byte ranges of `source`, row by row.
     private struct DirectTable {
@@ -1129,8 +1131,13 @@ final class Transformer {
             func render(_ code: UnsafeBufferPointer<UInt8>) {
                 codeText.append(contentsOf: code)
                 if codeText.last != 0x0A { codeText.append(0x0A) }
-                if let html = CodeBlockRenderer.render(info: info, code: code, qiita: qiita, highlight: options.highlightCode) {
-                    replace(block, with: makeCustom(block: true, enterC: html, exitC: emptyCString))
+                if var html = CodeBlockRenderer.render(info: info, code: code, qiita: qiita, highlight: options.highlightCode) {
+                    // kept on our side (not copied into cmark and measured back with strlen)
+                    html.removeLast() // the NUL
+                    let node = cmark_node_new(CMARK_NODE_CUSTOM_BLOCK)!
+                    cmark_node_set_user_data(node, UnsafeMutableRawPointer(bitPattern: (blockHTML.count << 8) | Transformer.blockHTMLFlag))
+                    blockHTML.append(html)
+                    replace(block, with: node)
                 } else if let r = restored {
                     setLiteral(block, r)
                 }
@@ -1297,8 +1304,18 @@ final class Transformer {
                 if !entering && hasFlag(node, Transformer.cellFlag) && plainText.last != 0x20 && plainText.last != 0x0A { plainText.append(0x20) }
             case CMARK_NODE_CUSTOM_BLOCK:
                 newlineIfNeeded(&out)
-                appendPayload(&out, entering ? cmark_node_get_on_enter(node) : cmark_node_get_on_exit(node),
-                              trusted: hasFlag(node, Transformer.trustedHTMLFlag), &valid)
+                let data = Int(bitPattern: cmark_node_get_user_data(node))
+                if data & Transformer.blockHTMLFlag != 0 {
+                    if entering {
+                        blockHTML[data >> 8].withUnsafeBufferPointer { html in
+                            if valid && !isValidUTF8(html) { valid = false }
+                            out.append(html)
+                        }
+                    }
+                } else {
+                    appendPayload(&out, entering ? cmark_node_get_on_enter(node) : cmark_node_get_on_exit(node),
+                                  trusted: data & Transformer.trustedHTMLFlag != 0, &valid)
+                }
                 newlineIfNeeded(&out)
                 if entering {
                     if hasFlag(node, Transformer.directTableFlag), let table = directTables[node] {
