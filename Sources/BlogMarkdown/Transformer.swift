@@ -97,12 +97,14 @@ final class Transformer {
                 markers.append(node)
             }
         }
-        var stack: [(node: Node, type: String)] = []
+        var stack: [(node: Node, type: ArraySlice<UInt8>)] = []
         var done = Set<Node>()
+        let notePrefix: [UInt8] = Array("note ".utf8)
         for marker in markers {
-            let rest = String(decoding: literalBytes(marker).dropFirst(noteMarkerPrefix.count), as: UTF8.self)
-            if rest.hasPrefix("note ") {
-                let type = String(rest.dropFirst(5).prefix(while: { $0.isLetter }))
+            // the pre-pass wrote `note info|warn|alert-->` or `end-->` after the prefix
+            let rest = literalArray(marker).dropFirst(noteMarkerPrefix.count)
+            if rest.starts(with: notePrefix) {
+                let type = rest.dropFirst(notePrefix.count).prefix(while: { $0.isASCIILetter })
                 stack.append((marker, type))
                 continue
             }
@@ -110,7 +112,10 @@ final class Transformer {
             guard let index = stack.lastIndex(where: { cmark_node_parent($0.node) == parent }) else { continue }
             let open = stack[index]
             stack.removeSubrange(index...)
-            let box = makeCustom(block: true, enter: "<div class=\"note \(open.type)\">", exit: "</div>")
+            var enter = Array("<div class=\"note ".utf8)
+            enter.append(contentsOf: open.type)
+            enter.append(contentsOf: "\">".utf8)
+            let box = makeCustom(block: true, enter: enter, exit: Array("</div>".utf8))
             cmark_node_insert_before(open.node, box)
             moveSiblings(after: open.node, before: marker, to: box)
             cmark_node_free(open.node)
