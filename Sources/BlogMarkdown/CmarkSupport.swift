@@ -13,8 +13,38 @@ typealias Node = OpaquePointer
 /// The literal of a node as a byte view valid until the node is changed or freed.
 @inline(__always) func literalBytes(_ node: Node) -> UnsafeBufferPointer<UInt8> {
     guard let p = cmark_node_get_literal(node) else { return UnsafeBufferPointer(start: nil, count: 0) }
-    return UnsafeBufferPointer(start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self), count: strlen(p))
+    let base = UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self)
+    if literalLengthField, let length = storedLiteralLength(node, p) {
+        return UnsafeBufferPointer(start: base, count: length)
+    }
+    return UnsafeBufferPointer(start: base, count: strlen(p))
 }
+
+// cmark 0.30 keeps a literal's length next to its bytes (`unsigned char *data; bufsize_t len;` in
+// node.h) but has no accessor for it, so every literal read cost a strlen, three times per text node.
+// The length is read from there only when a probe at startup finds that layout (Debian's libcmark
+// 0.30.2), and only when the pointer before it is the literal cmark just returned; otherwise strlen.
+private let literalDataOffset = 7 * MemoryLayout<UnsafeRawPointer>.stride
+private let literalLengthOffset = literalDataOffset + MemoryLayout<UnsafeRawPointer>.stride
+
+@inline(__always) private func storedLiteralLength(_ node: Node, _ literal: UnsafePointer<CChar>) -> Int? {
+    let raw = UnsafeRawPointer(node)
+    guard raw.load(fromByteOffset: literalDataOffset, as: UnsafeRawPointer?.self) == UnsafeRawPointer(literal) else { return nil }
+    let length = Int(raw.load(fromByteOffset: literalLengthOffset, as: Int32.self))
+    return length >= 0 ? length : nil
+}
+
+/// Whether this libcmark stores literals as `data`, `len` where `storedLiteralLength` reads them.
+let literalLengthField: Bool = {
+    guard MemoryLayout<Int>.size == 8 else { return false }
+    for text in ["", "a", "hello, world", String(repeating: "長い文字列", count: 40)] {
+        guard let node = cmark_node_new(CMARK_NODE_TEXT) else { return false }
+        defer { cmark_node_free(node) }
+        guard cmark_node_set_literal(node, text) == 1, let p = cmark_node_get_literal(node),
+              storedLiteralLength(node, p) == strlen(p), strlen(p) == text.utf8.count else { return false }
+    }
+    return true
+}()
 
 func literalArray(_ node: Node) -> [UInt8] { Array(literalBytes(node)) }
 
@@ -121,6 +151,39 @@ func replace(_ old: Node, with new: Node) {
     }
 }
 
+/// Visits the block nodes under `root` in document order (what `walk` enters), without going into
+/// the inline content of paragraphs and headings, which is most of a document's nodes. Collect first,
+/// change afterwards.
+@inline(__always) func walkBlocks(_ root: Node, _ body: (Node) -> Void) {
+    var next: Node? = cmark_node_first_child(root)
+    while let node = next {
+        body(node)
+        let t = kind(node)
+        if t == CMARK_NODE_BLOCK_QUOTE || t == CMARK_NODE_LIST || t == CMARK_NODE_ITEM || t == CMARK_NODE_CUSTOM_BLOCK,
+           let child = cmark_node_first_child(node), isBlock(kind(child)) {
+            next = child
+            continue
+        }
+        var current = node
+        next = nil
+        while true {
+            if let sibling = cmark_node_next(current) { next = sibling; break }
+            guard let parent = cmark_node_parent(current), parent != root else { break }
+            current = parent
+        }
+    }
+}
+
+@inline(__always) private func isBlock(_ t: cmark_node_type) -> Bool {
+    t.rawValue >= CMARK_NODE_FIRST_BLOCK.rawValue && t.rawValue <= CMARK_NODE_LAST_BLOCK.rawValue
+}
+
+/// A range of byte offsets (`start..<end`) into a buffer.
+struct ByteRange {
+    var start: Int
+    var end: Int
+}
+
 // MARK: - bytes
 
 extension Array where Element == UInt8 {
@@ -163,7 +226,16 @@ func appendEscaped(_ out: inout [UInt8], _ bytes: UnsafeBufferPointer<UInt8>) {
     let n = bytes.count
     var runStart = 0
     var i = 0
+    let raw = UnsafeRawPointer(base)
     while i < n {
+        // Eight bytes at a time while none of them is `&`, `<`, `>` or `"` (a zero byte in x ^ c*ones).
+        if i + 8 <= n {
+            let x = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let ones: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080
+            let a = x ^ (ones &* 0x26), l = x ^ (ones &* 0x3C), g = x ^ (ones &* 0x3E), q = x ^ (ones &* 0x22)
+            let hit = ((a &- ones) & ~a) | ((l &- ones) & ~l) | ((g &- ones) & ~g) | ((q &- ones) & ~q)
+            if hit & high == 0 { i += 8; continue }
+        }
         let b = base[i]
         if b == 0x26 || b == 0x3C || b == 0x3E || b == 0x22 {
             if i > runStart { out.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: i - runStart)) }
@@ -265,5 +337,116 @@ func isDangerousURL<C: Collection>(_ url: C, allowDataImages: Bool = true) -> Bo
         return !(lower.hasPrefix("image/png") || lower.hasPrefix("image/gif") || lower.hasPrefix("image/jpeg")
             || lower.hasPrefix("image/webp"))
     default: return false
+    }
+}
+
+// MARK: - output buffer
+
+/// A growable byte buffer for the HTML writer: appends without `Array`'s uniqueness checks and
+/// generic paths (hundreds of thousands of short appends per thousand documents). The owner calls
+/// `deallocate()` once done.
+struct ByteBuffer {
+    private(set) var base: UnsafeMutablePointer<UInt8>
+    private(set) var count = 0
+    private var capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = max(capacity, 64)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    func deallocate() { base.deallocate() }
+
+    var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
+
+    @inline(__always) var last: UInt8? { count > 0 ? base[count - 1] : nil }
+
+    @inline(__always) mutating func reserve(_ extra: Int) {
+        if count + extra > capacity { grow(count + extra) }
+    }
+
+    @inline(never) private mutating func grow(_ needed: Int) {
+        let newCapacity = max(capacity * 2, needed)
+        let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        bigger.update(from: base, count: count)
+        base.deallocate()
+        base = bigger
+        capacity = newCapacity
+    }
+
+    @inline(__always) mutating func append(_ b: UInt8) {
+        reserve(1)
+        base[count] = b
+        count += 1
+    }
+
+    @inline(__always) mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        let n = bytes.count
+        guard n > 0 else { return }
+        reserve(n)
+        (base + count).update(from: bytes.baseAddress!, count: n)
+        count += n
+    }
+
+    @inline(__always) mutating func append(static s: StaticString) {
+        append(UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+    }
+
+    /// `bytes` HTML-escaped (`&`, `<`, `>`, `"`), as `appendEscaped(_:_:)` on arrays.
+    mutating func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let src = bytes.baseAddress else { return }
+        let n = bytes.count
+        reserve(n)
+        var runStart = 0
+        var i = 0
+        let raw = UnsafeRawPointer(src)
+        while i < n {
+            if i + 8 <= n {
+                let x = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                let ones: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080
+                let a = x ^ (ones &* 0x26), l = x ^ (ones &* 0x3C), g = x ^ (ones &* 0x3E), q = x ^ (ones &* 0x22)
+                let hit = ((a &- ones) & ~a) | ((l &- ones) & ~l) | ((g &- ones) & ~g) | ((q &- ones) & ~q)
+                if hit & high == 0 { i += 8; continue }
+            }
+            let b = src[i]
+            if b == 0x26 || b == 0x3C || b == 0x3E || b == 0x22 {
+                if i > runStart { append(UnsafeBufferPointer(start: src + runStart, count: i - runStart)) }
+                switch b {
+                case 0x26: append(static: "&amp;")
+                case 0x3C: append(static: "&lt;")
+                case 0x3E: append(static: "&gt;")
+                default: append(static: "&quot;")
+                }
+                runStart = i + 1
+            }
+            i += 1
+        }
+        if n > runStart { append(UnsafeBufferPointer(start: src + runStart, count: n - runStart)) }
+    }
+
+    /// A URL escaped for an attribute the way cmark does (see `appendEscapedHref(_:_:)`).
+    mutating func appendEscapedHref(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let src = bytes.baseAddress else { return }
+        let n = bytes.count
+        var runStart = 0
+        var i = 0
+        while i < n {
+            let b = src[i]
+            if !isHrefSafe(b) {
+                if i > runStart { append(UnsafeBufferPointer(start: src + runStart, count: i - runStart)) }
+                switch b {
+                case UInt8(ascii: "&"): append(static: "&amp;")
+                case UInt8(ascii: "'"): append(static: "&#x27;")
+                default:
+                    let hex = hexDigits.utf8Start
+                    append(UInt8(ascii: "%"))
+                    append(hex[Int(b >> 4)])
+                    append(hex[Int(b & 15)])
+                }
+                runStart = i + 1
+            }
+            i += 1
+        }
+        if n > runStart { append(UnsafeBufferPointer(start: src + runStart, count: n - runStart)) }
     }
 }

@@ -402,52 +402,79 @@ struct Emitter {
         count += n
     }
 
+    /// `code[from..<to]` escaped. Tokens are short: the bytes are written one by one into capacity
+    /// reserved for the worst case (`&quot;`, six bytes each), with no copy calls.
     @inline(__always) mutating func plain(_ from: Int, _ to: Int) {
         guard to > from else { return }
-        let base = code.baseAddress!
-        var runStart = from
+        reserve(6 * (to - from))
+        count = escape(from, to, at: count)
+    }
+
+    /// Writes the escaped bytes at `at` (capacity already reserved) and returns the new end.
+    @inline(__always) private func escape(_ from: Int, _ to: Int, at: Int) -> Int {
+        let src = code.baseAddress!
+        let dst = buffer.baseAddress!
+        var w = at
         var i = from
         while i < to {
-            let b = base[i]
-            if b == 0x26 || b == 0x3C || b == 0x3E || b == 0x22 {
-                if i > runStart { raw(base + runStart, i - runStart) }
-                switch b {
-                case 0x26: raw(ampEntity, 5)
-                case 0x3C: raw(ltEntity, 4)
-                case 0x3E: raw(gtEntity, 4)
-                default: raw(quotEntity, 6)
-                }
-                runStart = i + 1
+            let b = src[i]
+            switch b {
+            case 0x26: // &amp;
+                dst[w] = 0x26; dst[w + 1] = 0x61; dst[w + 2] = 0x6D; dst[w + 3] = 0x70; dst[w + 4] = 0x3B; w += 5
+            case 0x3C: // &lt;
+                dst[w] = 0x26; dst[w + 1] = 0x6C; dst[w + 2] = 0x74; dst[w + 3] = 0x3B; w += 4
+            case 0x3E: // &gt;
+                dst[w] = 0x26; dst[w + 1] = 0x67; dst[w + 2] = 0x74; dst[w + 3] = 0x3B; w += 4
+            case 0x22: // &quot;
+                dst[w] = 0x26; dst[w + 1] = 0x71; dst[w + 2] = 0x75; dst[w + 3] = 0x6F; dst[w + 4] = 0x74; dst[w + 5] = 0x3B; w += 6
+            default:
+                dst[w] = b; w += 1
             }
             i += 1
         }
-        if to > runStart { raw(base + runStart, to - runStart) }
+        return w
     }
 
     @inline(__always) mutating func open(_ cls: StaticString) {
         let n = cls.utf8CodeUnitCount
         reserve(18 + n) // one capacity check for the whole tag
-        let p = buffer.baseAddress! + count
-        p.update(from: spanOpen, count: 16)
-        (p + 16).update(from: cls.utf8Start, count: n)
-        (p + 16 + n).update(from: spanOpenEnd, count: 2)
+        writeOpen(cls, n, at: count)
         count += 18 + n
     }
 
-    @inline(__always) mutating func close() { raw(spanClose, 7) }
+    /// `<span class="hl-CLASS">` at `at` (capacity already reserved).
+    @inline(__always) private func writeOpen(_ cls: StaticString, _ n: Int, at: Int) {
+        let p = buffer.baseAddress! + at
+        UnsafeMutableRawPointer(p).storeBytes(of: (0x6C63_206E_6170_733C as UInt64).littleEndian, as: UInt64.self) // "<span cl"
+        UnsafeMutableRawPointer(p + 8).storeBytes(of: (0x2D6C_6822_3D73_7361 as UInt64).littleEndian, as: UInt64.self) // "ass=\"hl-"
+        let name = cls.utf8Start
+        for k in 0..<n { p[16 + k] = name[k] }
+        p[16 + n] = UInt8(ascii: "\"")
+        p[17 + n] = UInt8(ascii: ">")
+    }
 
+    @inline(__always) mutating func close() {
+        reserve(7)
+        writeClose(at: count)
+        count += 7
+    }
+
+    /// `</span>` at `at` (capacity already reserved).
+    @inline(__always) private func writeClose(at: Int) {
+        let p = buffer.baseAddress! + at
+        p[0] = UInt8(ascii: "<"); p[1] = UInt8(ascii: "/"); p[2] = UInt8(ascii: "s"); p[3] = UInt8(ascii: "p")
+        p[4] = UInt8(ascii: "a"); p[5] = UInt8(ascii: "n"); p[6] = UInt8(ascii: ">")
+    }
+
+    /// One token in its span: a single capacity check, then direct writes.
     @inline(__always) mutating func span(_ cls: StaticString, _ from: Int, _ to: Int) {
         guard to > from else { return }
-        open(cls)
-        plain(from, to)
-        close()
+        let n = cls.utf8CodeUnitCount
+        reserve(25 + n + 6 * (to - from))
+        writeOpen(cls, n, at: count)
+        let w = escape(from, to, at: count + 18 + n)
+        writeClose(at: w)
+        count = w + 7
     }
 }
 
-private let spanOpen: UnsafePointer<UInt8> = StaticString("<span class=\"hl-").utf8Start
-private let spanOpenEnd: UnsafePointer<UInt8> = StaticString("\">").utf8Start
-private let spanClose: UnsafePointer<UInt8> = StaticString("</span>").utf8Start
-private let ampEntity: UnsafePointer<UInt8> = StaticString("&amp;").utf8Start
-private let ltEntity: UnsafePointer<UInt8> = StaticString("&lt;").utf8Start
-private let gtEntity: UnsafePointer<UInt8> = StaticString("&gt;").utf8Start
-private let quotEntity: UnsafePointer<UInt8> = StaticString("&quot;").utf8Start

@@ -69,6 +69,21 @@ public struct RenderedMarkdown: Sendable {
     }
 }
 
+/// A String from UTF-8 bytes. `trusted` bytes are valid UTF-8 by construction (cmark's literals of a
+/// valid document cut only before ASCII bytes, ASCII markup, custom HTML checked by `isValidUTF8`),
+/// so they are copied without validating them again; other bytes are repaired like `String(decoding:)`.
+/// Debug builds check the claim.
+@inline(__always) func makeString(_ bytes: inout [UInt8], trusted: Bool) -> String {
+    bytes.withUnsafeBufferPointer { makeString($0, trusted: trusted) }
+}
+
+@inline(__always) func makeString(_ buffer: UnsafeBufferPointer<UInt8>, trusted: Bool) -> String {
+    guard trusted else { return String(decoding: buffer, as: UTF8.self) }
+    assert(isValidUTF8(buffer), "BlogMarkdown produced invalid UTF-8")
+    guard buffer.count > 0 else { return "" }
+    return String(copying: unsafe UTF8Span(unchecked: unsafe Span(_unsafeElements: buffer)))
+}
+
 /// Renders Markdown (Qiita's dialect) to HTML with libcmark. Thread-safe: keep one, call from many threads.
 public struct MarkdownRenderer: Sendable {
     public let options: MarkdownOptions
@@ -98,20 +113,14 @@ public struct MarkdownRenderer: Sendable {
         let transformer = Transformer(options: options, parseFlags: parseFlags, source: source, prepass: prepass)
         transformer.run(doc)
 
-        var renderFlags = CMARK_OPT_DEFAULT
-        if options.hardBreaks { renderFlags |= CMARK_OPT_HARDBREAKS }
-        if options.unsafeHTML { renderFlags |= CMARK_OPT_UNSAFE }
-        var html = ""
-        if let out = cmark_render_html(doc, renderFlags) {
-            html = String(cString: out)
-            free(out)
-        }
+        let html = transformer.renderHTML(doc, hardBreaks: options.hardBreaks, unsafe: options.unsafeHTML)
+        defer { html.deallocate() }
         var plain = transformer.plainText
         while let last = plain.last, last == 0x0A || last == 0x20 { plain.removeLast() }
-        return RenderedMarkdown(html: html,
+        return RenderedMarkdown(html: makeString(html.bytes, trusted: transformer.payloadsValid),
                                 headings: transformer.headings,
-                                plainText: String(decoding: plain, as: UTF8.self),
-                                codeText: String(decoding: transformer.codeText, as: UTF8.self),
+                                plainText: makeString(&plain, trusted: true),
+                                codeText: makeString(&transformer.codeText, trusted: true),
                                 links: transformer.links)
     }
 

@@ -87,7 +87,7 @@ struct Prepass {
                 }
                 if fenceChar != 0 { continue }
                 let line = s[i..<contentEnd]
-                if indent <= 3 && line.starts(with: [0x3A, 0x3A, 0x3A]) { // ":::"
+                if indent <= 3 && i < contentEnd && s[i] == 0x3A && line.starts(with: [0x3A, 0x3A, 0x3A]) { // ":::"
                     let rest = line.dropFirst(3)
                     let trimmed = rest.drop(while: { $0.isSpaceOrTab })
                     if trimmed.isEmpty {
@@ -118,7 +118,7 @@ struct Prepass {
                     }
                 }
                 var from = i
-                if indent <= 3, let label = footnoteLabel(original[i..<contentEnd]) {
+                if indent <= 3, i < contentEnd, s[i] == UInt8(ascii: "["), let label = footnoteLabel(original[i..<contentEnd]) {
                     flush(i)
                     out.append(contentsOf: footnoteMarker)
                     out.append(contentsOf: label.label)
@@ -257,7 +257,7 @@ struct Prepass {
 
 /// Undoes pre-pass markers inside a literal that cmark kept verbatim (HTML, code blocks, stray text).
 func restoreMarkers(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
-    guard bytes.contains(0xEE) else { return nil }
+    guard let base = bytes.baseAddress, memchr(base, 0xEE, bytes.count) != nil else { return nil }
     var out: [UInt8] = []
     out.reserveCapacity(bytes.count)
     var changed = false

@@ -20,9 +20,19 @@ final class Transformer {
     // Lines of nodes that cmark did not place in this document (table cells, split text) and the
     // table-cell flag live in each node's cmark user data (no hashing of node pointers):
     // bit 0 = has a line override (line in bits 8...), other bits = the flags below.
-    private static let cellFlag = 2, inlineSeenFlag = 4, cjkSeenFlag = 8, directTableFlag = 16
+    private static let cellFlag = 2, inlineSeenFlag = 4, cjkSeenFlag = 8, directTableFlag = 16, inlineSeenAgainFlag = 32, trustedHTMLFlag = 64, blockHTMLFlag = 128
     /// Tables written as one HTML block: their cells (source bytes) and column count, for `collect`.
-    private var directTables: [Node: (rows: [[ArraySlice<UInt8>]], columns: Int)] = [:]
+    private var directTables: [Node: DirectTable] = [:]
+    /// The HTML of code blocks, for custom block nodes with `blockHTMLFlag` (index in user data bits 8...).
+    private var blockHTML: [[UInt8]] = []
+
+    /// A table written as one HTML block: its cells as byte ranges of `source`, row by row.
+    private struct DirectTable {
+        var cells: [ByteRange]
+        /// Number of cells of each row (rows may have more or fewer cells than columns).
+        var rowCounts: [Int]
+        var columns: Int
+    }
 
     @inline(__always) private func setLineOverride(_ node: Node, _ line: Int32) {
         let old = Int(bitPattern: cmark_node_get_user_data(node))
@@ -62,30 +72,39 @@ final class Transformer {
             if prepass?.sawNotes == true { groupNotes(doc) }
             if prepass?.sawFootnotes == true { findFootnoteDefinitions(doc) }
             buildTables(doc)
-            repairCJKStrong(doc)
-            inlinePass(doc)
-            taskLists(doc)
         }
-        blockPass(doc)
+        // One walk finds the nodes of every later pass (they neither free nor create the nodes the
+        // others look for, except the CJK repair, after which the inline containers are found again).
+        var found = collectNodes(doc, qiita: qiita)
+        if qiita {
+            if !found.cjk.isEmpty {
+                repairCJKStrong(found.cjk)
+                found.inline = inlineContainers(doc)
+            }
+            for container in found.inline { processInlines(container) }
+            taskLists(found.items)
+        }
+        blockPass(found)
         if qiita && !footnoteDefs.isEmpty { buildFootnotes(doc) }
-        collect(doc)
     }
 
     // MARK: - notes
 
     private func groupNotes(_ doc: Node) {
         var markers: [Node] = []
-        walk(doc) { node, entering in
-            if entering && kind(node) == CMARK_NODE_HTML_BLOCK && literalBytes(node).starts(with: noteMarkerPrefix) {
+        walkBlocks(doc) { node in
+            if kind(node) == CMARK_NODE_HTML_BLOCK && literalBytes(node).starts(with: noteMarkerPrefix) {
                 markers.append(node)
             }
         }
-        var stack: [(node: Node, type: String)] = []
+        var stack: [(node: Node, type: ArraySlice<UInt8>)] = []
         var done = Set<Node>()
+        let notePrefix: [UInt8] = Array("note ".utf8)
         for marker in markers {
-            let rest = String(decoding: literalBytes(marker).dropFirst(noteMarkerPrefix.count), as: UTF8.self)
-            if rest.hasPrefix("note ") {
-                let type = String(rest.dropFirst(5).prefix(while: { $0.isLetter }))
+            // the pre-pass wrote `note info|warn|alert-->` or `end-->` after the prefix
+            let rest = literalArray(marker).dropFirst(noteMarkerPrefix.count)
+            if rest.starts(with: notePrefix) {
+                let type = rest.dropFirst(notePrefix.count).prefix(while: { $0.isASCIILetter })
                 stack.append((marker, type))
                 continue
             }
@@ -93,7 +112,10 @@ final class Transformer {
             guard let index = stack.lastIndex(where: { cmark_node_parent($0.node) == parent }) else { continue }
             let open = stack[index]
             stack.removeSubrange(index...)
-            let box = makeCustom(block: true, enter: "<div class=\"note \(open.type)\">", exit: "</div>")
+            var enter = Array("<div class=\"note ".utf8)
+            enter.append(contentsOf: open.type)
+            enter.append(contentsOf: "\">".utf8)
+            let box = makeCustom(block: true, enter: enter, exit: Array("</div>".utf8))
             cmark_node_insert_before(open.node, box)
             moveSiblings(after: open.node, before: marker, to: box)
             cmark_node_free(open.node)
@@ -115,8 +137,8 @@ final class Transformer {
 
     private func findFootnoteDefinitions(_ doc: Node) {
         var paragraphs: [Node] = []
-        walk(doc) { node, entering in
-            if entering && kind(node) == CMARK_NODE_PARAGRAPH { paragraphs.append(node) }
+        walkBlocks(doc) { node in
+            if kind(node) == CMARK_NODE_PARAGRAPH { paragraphs.append(node) }
         }
         // Definitions on consecutive lines are one paragraph for cmark: split before each marker line.
         var found: [Node] = []
@@ -206,12 +228,16 @@ final class Transformer {
         // no pipe anywhere, no table
         guard source.withUnsafeBufferPointer({ !$0.isEmpty && memchr($0.baseAddress!, Int32(UInt8(ascii: "|")), $0.count) != nil }) else { return }
         var candidates: [Node] = []
-        walk(doc) { node, entering in
-            if entering && kind(node) == CMARK_NODE_PARAGRAPH && cmark_node_get_end_line(node) > cmark_node_get_start_line(node) {
+        walkBlocks(doc) { node in
+            if kind(node) == CMARK_NODE_PARAGRAPH && cmark_node_get_end_line(node) > cmark_node_get_start_line(node) {
                 candidates.append(node)
             }
         }
-        for paragraph in candidates where mayHoldTable(paragraph) { makeTable(paragraph) }
+        source.withUnsafeBufferPointer { src in
+            for paragraph in candidates where mayHoldTable(paragraph) {
+                if makeDirectTable(paragraph, src) == .needsTree { makeTable(paragraph) }
+            }
+        }
     }
 
     /// Cheap filter before `makeTable`: a table needs a `|` somewhere in the paragraph's source lines.
@@ -224,6 +250,181 @@ final class Transformer {
         let to = last < lineStarts.count ? lineStarts[last] : source.count
         guard to > from else { return false }
         return source.withUnsafeBufferPointer { memchr($0.baseAddress! + from, Int32(UInt8(ascii: "|")), to - from) != nil }
+    }
+
+    private enum TableResult { case none, built, needsTree }
+
+    /// The common case of `makeTable` on byte ranges (no array slices, so no reference counting per
+    /// cell): finds the table, and when every cell is plain text that no later pass changes, writes
+    /// it as one HTML block. Tables with inline markup get `.needsTree` and go through `makeTable`.
+    private func makeDirectTable(_ paragraph: Node, _ src: UnsafeBufferPointer<UInt8>) -> TableResult {
+        let lines = paragraphLineRanges(paragraph, src)
+        guard lines.count >= 2 else { return .none }
+        var headerIndex = -1
+        var aligns: [Align] = []
+        var cells: [ByteRange] = []
+        for k in 1..<lines.count {
+            cells.removeAll(keepingCapacity: true)
+            if let a = delimiterRow(lines[k], src), contains(lines[k - 1], UInt8(ascii: "|"), src),
+               splitRow(lines[k - 1], src, into: &cells) == a.count {
+                headerIndex = k - 1
+                aligns = a
+                break
+            }
+        }
+        guard headerIndex >= 0 else { return .none }
+        let columns = aligns.count
+        // cells holds the header row; the other rows follow
+        var rowCounts = [cells.count]
+        rowCounts.reserveCapacity(lines.count - headerIndex)
+        if headerIndex + 2 < lines.count {
+            for k in (headerIndex + 2)..<lines.count { rowCounts.append(splitRow(lines[k], src, into: &cells)) }
+        }
+        var offset = 0
+        for count in rowCounts {
+            for c in 0..<min(columns, count) {
+                let cell = cells[offset + c]
+                if !Transformer.isPlainCell(UnsafeBufferPointer(rebasing: src[cell.start..<cell.end]))
+                    || !Transformer.isInertCell(UnsafeBufferPointer(rebasing: src[cell.start..<cell.end])) { return .needsTree }
+            }
+            offset += count
+        }
+        // Cut the paragraph before the header line (top-level line breaks only).
+        var cutAt: Node?
+        if headerIndex > 0 {
+            var breaks = 0
+            var child = cmark_node_first_child(paragraph)
+            while let c = child {
+                let t = kind(c)
+                if t == CMARK_NODE_SOFTBREAK || t == CMARK_NODE_LINEBREAK {
+                    breaks += 1
+                    if breaks == headerIndex { cutAt = c; break }
+                }
+                child = cmark_node_next(c)
+            }
+            guard cutAt != nil else { return .none }
+        }
+        // No later pass changes such cells: the whole table is one HTML block, written here the
+        // way cmark would render the tree `makeTable` builds, and its text is replayed by `renderHTML`.
+        var html: [UInt8] = []
+        html.reserveCapacity(128 + 48 * cells.count + lines.reduce(0) { $0 + $1.end - $1.start })
+        html.append(static: "<table>\n<thead>\n")
+        offset = 0
+        for (r, count) in rowCounts.enumerated() {
+            if r == 1 { html.append(static: "<tbody>\n") }
+            html.append(static: "<tr>\n")
+            for c in 0..<columns {
+                let tags = r == 0 ? TableTags.th[aligns[c].index] : TableTags.td[aligns[c].index]
+                tags.withUnsafeBufferPointer { html.append(contentsOf: UnsafeBufferPointer(rebasing: $0.dropLast())) }
+                if c < count {
+                    let cell = cells[offset + c]
+                    appendEscaped(&html, UnsafeBufferPointer(rebasing: src[cell.start..<cell.end]))
+                }
+                if r == 0 { html.append(static: "</th>\n") } else { html.append(static: "</td>\n") }
+            }
+            html.append(static: "</tr>\n")
+            if r == 0 { html.append(static: "</thead>\n") }
+            offset += count
+        }
+        if rowCounts.count > 1 { html.append(static: "</tbody>\n") }
+        html.append(static: "</table>\0")
+        let table = makeCustom(block: true, enterC: html, exitC: emptyCString)
+        setFlag(table, Transformer.directTableFlag | Transformer.trustedHTMLFlag) // source cut before ASCII bytes only
+        directTables[table] = DirectTable(cells: cells, rowCounts: rowCounts, columns: columns)
+        if let cut = cutAt {
+            while let next = cmark_node_next(cut) { cmark_node_free(next) }
+            cmark_node_free(cut)
+            cmark_node_insert_after(paragraph, table)
+        } else {
+            replace(paragraph, with: table)
+        }
+        return .built
+    }
+
+    /// `paragraphLines` as byte ranges of `source`.
+    private func paragraphLineRanges(_ paragraph: Node, _ src: UnsafeBufferPointer<UInt8>) -> [ByteRange] {
+        let first = Int(cmark_node_get_start_line(paragraph))
+        let last = Int(cmark_node_get_end_line(paragraph))
+        var quotes = 0
+        var p = cmark_node_parent(paragraph)
+        while let q = p { if kind(q) == CMARK_NODE_BLOCK_QUOTE { quotes += 1 }; p = cmark_node_parent(q) }
+        var lines: [ByteRange] = []
+        lines.reserveCapacity(last - first + 1)
+        for l in first...last {
+            var line = sourceLineRange(l)
+            if l == first {
+                let column = Int(cmark_node_get_start_column(paragraph))
+                if column > 1 && column - 1 <= line.end - line.start { line.start += column - 1 }
+            } else {
+                for _ in 0..<quotes {
+                    var a = line.start
+                    while a < line.end && src[a].isSpaceOrTab { a += 1 }
+                    guard a < line.end, src[a] == UInt8(ascii: ">") else { break }
+                    line.start = a + 1
+                    if line.start < line.end && src[line.start] == 0x20 { line.start += 1 }
+                }
+            }
+            lines.append(trim(line, src))
+        }
+        return lines
+    }
+
+    /// `sourceLine` as a byte range.
+    private func sourceLineRange(_ line: Int) -> ByteRange {
+        let slice = sourceLine(line)
+        return ByteRange(start: slice.startIndex, end: slice.endIndex)
+    }
+
+    @inline(__always) private func trim(_ r: ByteRange, _ src: UnsafeBufferPointer<UInt8>) -> ByteRange {
+        var a = r.start, b = r.end
+        while a < b && src[a].isWhitespace { a += 1 }
+        while b > a && src[b - 1].isWhitespace { b -= 1 }
+        return ByteRange(start: a, end: b)
+    }
+
+    @inline(__always) private func contains(_ r: ByteRange, _ byte: UInt8, _ src: UnsafeBufferPointer<UInt8>) -> Bool {
+        r.end > r.start && memchr(src.baseAddress! + r.start, Int32(byte), r.end - r.start) != nil
+    }
+
+    /// `splitRow` on ranges: appends the row's cells to `cells` and returns how many.
+    private func splitRow(_ line: ByteRange, _ src: UnsafeBufferPointer<UInt8>, into cells: inout [ByteRange]) -> Int {
+        var s = trim(line, src)
+        if s.end > s.start && src[s.start] == UInt8(ascii: "|") { s.start += 1 }
+        if s.end > s.start && src[s.end - 1] == UInt8(ascii: "|") && !(s.end - s.start >= 2 && src[s.end - 2] == UInt8(ascii: "\\")) { s.end -= 1 }
+        let before = cells.count
+        var start = s.start
+        var i = s.start
+        while i < s.end {
+            if src[i] == UInt8(ascii: "\\") { i += 2; continue }
+            if src[i] == UInt8(ascii: "|") { cells.append(trim(ByteRange(start: start, end: i), src)); start = i + 1 }
+            i += 1
+        }
+        cells.append(trim(ByteRange(start: start, end: max(start, s.end)), src))
+        return cells.count - before
+    }
+
+    /// `delimiterRow` on ranges.
+    private func delimiterRow(_ line: ByteRange, _ src: UnsafeBufferPointer<UInt8>) -> [Align]? {
+        guard contains(line, UInt8(ascii: "|"), src), contains(line, UInt8(ascii: "-"), src) else { return nil }
+        for k in line.start..<line.end {
+            let b = src[k]
+            if !(b == UInt8(ascii: "|") || b == UInt8(ascii: "-") || b == UInt8(ascii: ":") || b.isSpaceOrTab) { return nil }
+        }
+        var cells: [ByteRange] = []
+        _ = splitRow(line, src, into: &cells)
+        var aligns: [Align] = []
+        aligns.reserveCapacity(cells.count)
+        for cell in cells {
+            guard cell.end > cell.start else { return nil }
+            let left = src[cell.start] == UInt8(ascii: ":")
+            let right = src[cell.end - 1] == UInt8(ascii: ":")
+            let a = cell.start + (left ? 1 : 0)
+            let b = cell.end - (right && cell.end - cell.start > 1 ? 1 : 0)
+            guard b > a else { return nil }
+            for k in a..<b where src[k] != UInt8(ascii: "-") { return nil }
+            aligns.append(left && right ? .center : left ? .left : right ? .right : .none)
+        }
+        return aligns
     }
 
     private func paragraphLines(_ paragraph: Node) -> [ArraySlice<UInt8>] {
@@ -382,38 +583,6 @@ final class Transformer {
                   cellParagraphs.allSatisfy({ kind($0) == CMARK_NODE_PARAGRAPH }) else { return }
         }
 
-        if plain && rows.allSatisfy({ row in row.prefix(columns).allSatisfy(Transformer.isInertCell) }) {
-            // No later pass changes such cells: the whole table is one HTML block, written here the
-            // way cmark would render the tree below, and its text is replayed by `collect`.
-            var html: [UInt8] = []
-            html.reserveCapacity(256)
-            html.append(static: "<table>\n<thead>\n")
-            for r in 0..<rows.count {
-                if r == 1 { html.append(static: "<tbody>\n") }
-                html.append(static: "<tr>\n")
-                for c in 0..<columns {
-                    let open = r == 0 ? TableTags.th[aligns[c].index] : TableTags.td[aligns[c].index]
-                    html.append(contentsOf: open.dropLast())
-                    if c < rows[r].count { appendEscaped(&html, rows[r][c]) }
-                    html.append(contentsOf: (r == 0 ? TableTags.thEnd : TableTags.tdEnd).dropLast())
-                }
-                html.append(static: "</tr>\n")
-                if r == 0 { html.append(static: "</thead>\n") }
-            }
-            if rows.count > 1 { html.append(static: "</tbody>\n") }
-            html.append(static: "</table>\0")
-            let table = makeCustom(block: true, enterC: html, exitC: emptyCString)
-            setFlag(table, Transformer.directTableFlag)
-            directTables[table] = (rows, columns)
-            if let cut = cutAt {
-                while let next = cmark_node_next(cut) { cmark_node_free(next) }
-                cmark_node_free(cut)
-                cmark_node_insert_after(paragraph, table)
-            } else {
-                replace(paragraph, with: table)
-            }
-            return
-        }
         let baseLine = cmark_node_get_start_line(paragraph) + Int32(headerIndex)
         let table = makeCustom(block: true, enterC: TableTags.table, exitC: TableTags.tableEnd)
         let head = makeCustom(block: true, enterC: TableTags.thead, exitC: TableTags.theadEnd)
@@ -474,7 +643,7 @@ final class Transformer {
     }
 
     /// True for a plain cell that no later pass touches: no strikethrough, autolink or footnote marker.
-    private static func isInertCell(_ cell: ArraySlice<UInt8>) -> Bool {
+    private static func isInertCell(_ cell: UnsafeBufferPointer<UInt8>) -> Bool {
         var k = cell.startIndex
         while k < cell.endIndex {
             switch cell[k] {
@@ -491,7 +660,7 @@ final class Transformer {
 
     /// True if cmark would parse the cell as exactly its bytes in one text node: no control bytes
     /// and none of the characters that start an inline construct in CommonMark.
-    private static func isPlainCell(_ cell: ArraySlice<UInt8>) -> Bool {
+    private static func isPlainCell<C: Collection>(_ cell: C) -> Bool where C.Element == UInt8 {
         for b in cell {
             switch b {
             case 0..<0x20, UInt8(ascii: "\\"), UInt8(ascii: "`"), UInt8(ascii: "&"), UInt8(ascii: "_"), UInt8(ascii: "*"),
@@ -505,9 +674,7 @@ final class Transformer {
 
     // MARK: - task lists
 
-    private func taskLists(_ doc: Node) {
-        var items: [Node] = []
-        walk(doc) { node, entering in if entering && kind(node) == CMARK_NODE_ITEM { items.append(node) } }
+    private func taskLists(_ items: [Node]) {
         for item in items {
             guard let paragraph = cmark_node_first_child(item), kind(paragraph) == CMARK_NODE_PARAGRAPH,
                   let text = cmark_node_first_child(paragraph), kind(text) == CMARK_NODE_TEXT else { continue }
@@ -530,42 +697,88 @@ final class Transformer {
 
     // MARK: - inline pass
 
-    private func inlinePass(_ doc: Node) {
+    /// The nodes the passes after the tables work on, in document order.
+    private struct Found {
+        /// Containers whose text has a `**`/`__` run next to non-ASCII text (CJK strong repair).
+        var cjk: [Node] = []
+        /// Parents of text and code spans (inline pass).
+        var inline: [Node] = []
+        var items: [Node] = []
+        var headings: [Node] = []
+        var codeBlocks: [Node] = []
+        var htmlNodes: [Node] = []
+    }
+
+    private func collectNodes(_ doc: Node, qiita: Bool) -> Found {
+        var found = Found()
+        // Text and code spans come in runs of siblings: their parent is checked once per run.
+        var lastParent: Node?
+        var lastParentIsCJK = false
+        walk(doc) { node, entering in
+            guard entering else { return }
+            let t = kind(node)
+            switch t {
+            case CMARK_NODE_TEXT, CMARK_NODE_CODE:
+                guard qiita, let parent = cmark_node_parent(node) else { return }
+                if parent != lastParent {
+                    lastParent = parent
+                    lastParentIsCJK = hasFlag(parent, Transformer.cjkSeenFlag)
+                    if !hasFlag(parent, Transformer.inlineSeenFlag) {
+                        setFlag(parent, Transformer.inlineSeenFlag)
+                        found.inline.append(parent)
+                    }
+                }
+                if t == CMARK_NODE_TEXT && !lastParentIsCJK && hasCJKStrongRun(literalBytes(node)) {
+                    setFlag(parent, Transformer.cjkSeenFlag)
+                    lastParentIsCJK = true
+                    found.cjk.append(parent)
+                }
+            case CMARK_NODE_ITEM: if qiita { found.items.append(node) }
+            case CMARK_NODE_HEADING: found.headings.append(node)
+            case CMARK_NODE_CODE_BLOCK: found.codeBlocks.append(node)
+            case CMARK_NODE_HTML_BLOCK, CMARK_NODE_HTML_INLINE: found.htmlNodes.append(node)
+            default: break
+            }
+        }
+        return found
+    }
+
+    /// Parents of text and code spans, found again after the CJK repair changed the tree (with a
+    /// flag of their own: the first walk's flags are still set on the containers that survived).
+    private func inlineContainers(_ doc: Node) -> [Node] {
         var containers: [Node] = []
         walk(doc) { node, entering in
             guard entering else { return }
             let t = kind(node)
-            if t == CMARK_NODE_TEXT || t == CMARK_NODE_CODE, let parent = cmark_node_parent(node), !hasFlag(parent, Transformer.inlineSeenFlag) {
-                setFlag(parent, Transformer.inlineSeenFlag)
+            if t == CMARK_NODE_TEXT || t == CMARK_NODE_CODE, let parent = cmark_node_parent(node), !hasFlag(parent, Transformer.inlineSeenAgainFlag) {
+                setFlag(parent, Transformer.inlineSeenAgainFlag)
                 containers.append(parent)
             }
         }
-        for container in containers { processInlines(container) }
+        return containers
+    }
+
+    /// A `**`/`__` run (exactly two) with non-ASCII text on one side.
+    private func hasCJKStrongRun(_ lit: UnsafeBufferPointer<UInt8>) -> Bool {
+        // most text has neither byte: two memchr calls instead of a Swift loop over every byte
+        guard lit.count >= 2, memchr(lit.baseAddress!, Int32(UInt8(ascii: "*")), lit.count) != nil
+            || memchr(lit.baseAddress!, Int32(UInt8(ascii: "_")), lit.count) != nil else { return false }
+        var i = 0
+        while i + 1 < lit.count {
+            let b = lit[i]
+            if (b == UInt8(ascii: "*") || b == UInt8(ascii: "_")) && lit[i + 1] == b && (i + 2 == lit.count || lit[i + 2] != b)
+                && (i == 0 || lit[i - 1] != b) && ((i > 0 && lit[i - 1] >= 0x80) || (i + 2 < lit.count && lit[i + 2] >= 0x80)) {
+                return true
+            }
+            i += 1
+        }
+        return false
     }
 
     /// cmark pairs `**（括弧）**と**【見出し】**` as `**（括弧）<strong>と</strong>【見出し】**`. Where a
     /// container still has a literal `**`/`__` run next to non-ASCII text, its strong nodes are undone
     /// back into delimiter text so the relaxed pairing below sees the whole sequence.
-    private func repairCJKStrong(_ doc: Node) {
-        var containers: [Node] = []
-        walk(doc) { node, entering in
-            guard entering, kind(node) == CMARK_NODE_TEXT, let parent = cmark_node_parent(node), !hasFlag(parent, Transformer.cjkSeenFlag) else { return }
-            let lit = literalBytes(node)
-            // most text has neither byte: two memchr calls instead of a Swift loop over every byte
-            guard lit.count >= 2, memchr(lit.baseAddress!, Int32(UInt8(ascii: "*")), lit.count) != nil
-                || memchr(lit.baseAddress!, Int32(UInt8(ascii: "_")), lit.count) != nil else { return }
-            var i = 0
-            while i + 1 < lit.count {
-                let b = lit[i]
-                if (b == UInt8(ascii: "*") || b == UInt8(ascii: "_")) && lit[i + 1] == b && (i + 2 == lit.count || lit[i + 2] != b)
-                    && (i == 0 || lit[i - 1] != b) && ((i > 0 && lit[i - 1] >= 0x80) || (i + 2 < lit.count && lit[i + 2] >= 0x80)) {
-                    setFlag(parent, Transformer.cjkSeenFlag)
-                    containers.append(parent)
-                    return
-                }
-                i += 1
-            }
-        }
+    private func repairCJKStrong(_ containers: [Node]) {
         for container in containers {
             var child = cmark_node_first_child(container)
             while let c = child {
@@ -885,20 +1098,9 @@ final class Transformer {
 
     // MARK: - headings, code blocks, raw HTML
 
-    private func blockPass(_ doc: Node) {
-        var headingNodes: [Node] = []
-        var codeBlocks: [Node] = []
-        var htmlNodes: [Node] = []
+    private func blockPass(_ found: Found) {
+        let headingNodes = found.headings, codeBlocks = found.codeBlocks, htmlNodes = found.htmlNodes
         let qiita = options.qiitaExtensions
-        walk(doc) { node, entering in
-            guard entering else { return }
-            switch kind(node) {
-            case CMARK_NODE_HEADING: headingNodes.append(node)
-            case CMARK_NODE_CODE_BLOCK: codeBlocks.append(node)
-            case CMARK_NODE_HTML_BLOCK, CMARK_NODE_HTML_INLINE: htmlNodes.append(node)
-            default: break
-            }
-        }
         for heading in headingNodes {
             var text: [UInt8] = []
             walk(heading) { node, entering in
@@ -921,6 +1123,7 @@ final class Transformer {
             let exit: [UInt8] = [UInt8(ascii: "<"), UInt8(ascii: "/"), UInt8(ascii: "h"), digit, UInt8(ascii: ">"), 0]
             let wrapper = makeCustom(block: true, enterC: emptyCString, exitC: emptyCString)
             let inner = makeCustom(block: false, enterC: enter, exitC: exit)
+            setFlag(inner, Transformer.trustedHTMLFlag) // ASCII and the id's whole scalars
             append(wrapper, inner)
             moveChildren(from: heading, to: inner)
             replace(heading, with: wrapper)
@@ -933,8 +1136,13 @@ final class Transformer {
             func render(_ code: UnsafeBufferPointer<UInt8>) {
                 codeText.append(contentsOf: code)
                 if codeText.last != 0x0A { codeText.append(0x0A) }
-                if let html = CodeBlockRenderer.render(info: info, code: code, qiita: qiita, highlight: options.highlightCode) {
-                    replace(block, with: makeCustom(block: true, enterC: html, exitC: emptyCString))
+                if var html = CodeBlockRenderer.render(info: info, code: code, qiita: qiita, highlight: options.highlightCode) {
+                    // kept on our side (not copied into cmark and measured back with strlen)
+                    html.removeLast() // the NUL
+                    let node = cmark_node_new(CMARK_NODE_CUSTOM_BLOCK)!
+                    cmark_node_set_user_data(node, UnsafeMutableRawPointer(bitPattern: (blockHTML.count << 8) | Transformer.blockHTMLFlag))
+                    blockHTML.append(html)
+                    replace(block, with: node)
                 } else if let r = restored {
                     setLiteral(block, r)
                 }
@@ -967,6 +1175,11 @@ final class Transformer {
 
     private func uniqueSlug(_ base: [UInt8]) -> [UInt8] {
         let root = SlugKey(bytes: base.isEmpty ? Array("section".utf8) : base)
+        // the common case, an id not seen yet: one lookup and one insertion (same result as below)
+        if usedSlugs.index(forKey: root) == nil {
+            usedSlugs[root] = 0
+            return root.bytes
+        }
         var candidate = root
         var n = usedSlugs[root] ?? 0
         while usedSlugs[candidate] != nil {
@@ -978,115 +1191,367 @@ final class Transformer {
         return candidate.bytes
     }
 
-    // MARK: - collect text and links; final link/image rendering
+    // MARK: - HTML, text and links in one walk
 
-    private func collect(_ doc: Node) {
+    /// Writes the document's HTML the way `cmark_render_html` does (same bytes for every node type,
+    /// without source positions), and in the same walk collects the plain text, the code text and the
+    /// links. In the Qiita dialect, `http(s)` links get `rel="noopener"` and images `loading="lazy"`.
+    /// `payloadsValid` turns false if a custom node's HTML (ours) is not valid UTF-8.
+    func renderHTML(_ doc: Node, hardBreaks: Bool, unsafe: Bool) -> ByteBuffer {
+        var out = ByteBuffer(capacity: source.count + source.count / 2 + 256)
         var inImage = 0
-        var linkNodes: [Node] = []
-        var imageNodes: [Node] = []
-        // Local buffers (moved out and back): no exclusivity checks on the instance's properties per node.
+        // The image whose alt text is being written (attribute mode: only text goes out), and whether
+        // it is one of ours (Qiita: text and code only) or cmark's (text, code and raw HTML).
+        var altImage: Node?
+        var qiitaAlt = false
+        let qiita = options.qiitaExtensions
         var plainText: [UInt8] = []
         var codeText: [UInt8] = []
         var links: [MarkdownLink] = []
         swap(&plainText, &self.plainText)
         swap(&codeText, &self.codeText)
         swap(&links, &self.links)
-        // The prose is at most about as long as the source: one allocation instead of regrowth.
         plainText.reserveCapacity(plainText.count + source.count)
-        walk(doc) { node, entering in
-            switch kind(node) {
+        var valid = true
+
+        // (no nested functions here: capturing `out` would put it in a box with an exclusivity check per access)
+
+        guard let iter = cmark_iter_new(doc) else { return out }
+        defer { cmark_iter_free(iter) }
+        while true {
+            let event = cmark_iter_next(iter)
+            if event == CMARK_EVENT_DONE { break }
+            guard let node = cmark_iter_get_node(iter) else { continue }
+            let entering = event == CMARK_EVENT_ENTER
+            let type = kind(node)
+
+            if let image = altImage {
+                // inside an image: only its alt text is written, as an attribute value
+                switch type {
+                case CMARK_NODE_TEXT:
+                    let lit = literalBytes(node)
+                    out.appendEscaped(lit)
+                    if inImage == 0 { plainText.append(contentsOf: lit) }
+                    continue
+                case CMARK_NODE_CODE:
+                    let lit = literalBytes(node)
+                    out.appendEscaped(lit)
+                    if inImage == 0 { plainText.append(contentsOf: lit) }
+                    codeText.append(contentsOf: lit)
+                    codeText.append(0x0A)
+                    continue
+                case CMARK_NODE_HTML_INLINE:
+                    if !qiitaAlt { out.appendEscaped(literalBytes(node)) }
+                    continue
+                case CMARK_NODE_SOFTBREAK, CMARK_NODE_LINEBREAK:
+                    out.append(0x20)
+                    if inImage == 0 { plainText.append(0x0A) }
+                    continue
+                case CMARK_NODE_LINK, CMARK_NODE_IMAGE:
+                    if node != image {
+                        if entering {
+                            links.append(MarkdownLink(destination: stringOf(cmark_node_get_url(node)), line: Int(self.line(of: node))))
+                            if type == CMARK_NODE_IMAGE { inImage += 1 }
+                        } else if type == CMARK_NODE_IMAGE {
+                            inImage -= 1
+                        }
+                        continue
+                    }
+                    // the exit of the image itself: handled below
+                    altImage = nil
+                case CMARK_NODE_CUSTOM_INLINE:
+                    if !entering && hasFlag(node, Transformer.cellFlag) && plainText.last != 0x20 && plainText.last != 0x0A { plainText.append(0x20) }
+                    continue
+                default:
+                    continue
+                }
+            }
+
+            switch type {
+            case CMARK_NODE_DOCUMENT:
+                break
             case CMARK_NODE_TEXT:
-                if inImage == 0 { plainText.append(contentsOf: literalBytes(node)) }
+                let lit = literalBytes(node)
+                out.appendEscaped(lit)
+                if inImage == 0 { plainText.append(contentsOf: lit) }
+            case CMARK_NODE_SOFTBREAK:
+                if hardBreaks { out.append(static: "<br />\n") } else { out.append(0x0A) }
+                if inImage == 0 { plainText.append(0x0A) }
+            case CMARK_NODE_LINEBREAK:
+                out.append(static: "<br />\n")
+                if inImage == 0 { plainText.append(0x0A) }
             case CMARK_NODE_CODE:
                 let lit = literalBytes(node)
+                out.append(static: "<code>")
+                out.appendEscaped(lit)
+                out.append(static: "</code>")
                 if inImage == 0 { plainText.append(contentsOf: lit) }
                 codeText.append(contentsOf: lit)
                 codeText.append(0x0A)
-            case CMARK_NODE_SOFTBREAK, CMARK_NODE_LINEBREAK:
-                if inImage == 0 { plainText.append(0x0A) }
-            case CMARK_NODE_LINK, CMARK_NODE_IMAGE:
-                let image = kind(node) == CMARK_NODE_IMAGE
+            case CMARK_NODE_PARAGRAPH:
+                var tight = false
+                if let parent = cmark_node_parent(node), let grandparent = cmark_node_parent(parent), kind(grandparent) == CMARK_NODE_LIST {
+                    tight = cmark_node_get_list_tight(grandparent) != 0
+                }
                 if entering {
-                    let line = self.line(of: node)
-                    links.append(MarkdownLink(destination: stringOf(cmark_node_get_url(node)), line: Int(line)))
-                    // nodes inside an image's alt text vanish with the image: never convert them
-                    if inImage == 0 { if image { imageNodes.append(node) } else { linkNodes.append(node) } }
-                    if image { inImage += 1 }
-                } else if image {
-                    inImage -= 1
+                    if !tight { newlineIfNeeded(&out); out.append(static: "<p>") }
+                } else {
+                    if !tight { out.append(static: "</p>\n") }
+                    newlineIfNeeded(&plainText)
                 }
-            case CMARK_NODE_CUSTOM_BLOCK where entering:
-                if hasFlag(node, Transformer.directTableFlag), let table = directTables[node] {
-                    // the text the cell / row / table nodes would have given
-                    for row in table.rows {
-                        for c in 0..<table.columns {
-                            if c < row.count { plainText.append(contentsOf: row[c]) }
-                            let last = plainText.last
-                            if last != 0x20 && last != 0x0A { plainText.append(0x20) }
-                        }
-                        if !plainText.isEmpty && plainText.last != 0x0A { plainText.append(0x0A) }
-                    }
-                }
-            case CMARK_NODE_PARAGRAPH, CMARK_NODE_HEADING, CMARK_NODE_ITEM, CMARK_NODE_BLOCK_QUOTE, CMARK_NODE_CUSTOM_BLOCK:
-                if !entering && !plainText.isEmpty && plainText.last != 0x0A { plainText.append(0x0A) }
+            case CMARK_NODE_EMPH:
+                if entering { out.append(static: "<em>") } else { out.append(static: "</em>") }
+            case CMARK_NODE_STRONG:
+                if entering { out.append(static: "<strong>") } else { out.append(static: "</strong>") }
             case CMARK_NODE_CUSTOM_INLINE:
+                appendPayload(&out, entering ? cmark_node_get_on_enter(node) : cmark_node_get_on_exit(node),
+                              trusted: hasFlag(node, Transformer.trustedHTMLFlag), &valid)
                 if !entering && hasFlag(node, Transformer.cellFlag) && plainText.last != 0x20 && plainText.last != 0x0A { plainText.append(0x20) }
-            default: break
+            case CMARK_NODE_CUSTOM_BLOCK:
+                newlineIfNeeded(&out)
+                let data = Int(bitPattern: cmark_node_get_user_data(node))
+                if data & Transformer.blockHTMLFlag != 0 {
+                    if entering {
+                        blockHTML[data >> 8].withUnsafeBufferPointer { html in
+                            if valid && !isValidUTF8(html) { valid = false }
+                            out.append(html)
+                        }
+                    }
+                } else {
+                    appendPayload(&out, entering ? cmark_node_get_on_enter(node) : cmark_node_get_on_exit(node),
+                                  trusted: data & Transformer.trustedHTMLFlag != 0, &valid)
+                }
+                newlineIfNeeded(&out)
+                if entering {
+                    if hasFlag(node, Transformer.directTableFlag), let table = directTables[node] {
+                        // the text the cell / row / table nodes would have given
+                        source.withUnsafeBufferPointer { src in
+                            var offset = 0
+                            for count in table.rowCounts {
+                                for c in 0..<table.columns {
+                                    if c < count {
+                                        let cell = table.cells[offset + c]
+                                        plainText.append(contentsOf: UnsafeBufferPointer(rebasing: src[cell.start..<cell.end]))
+                                    }
+                                    let last = plainText.last
+                                    if last != 0x20 && last != 0x0A { plainText.append(0x20) }
+                                }
+                                if !plainText.isEmpty && plainText.last != 0x0A { plainText.append(0x0A) }
+                                offset += count
+                            }
+                        }
+                    }
+                } else {
+                    newlineIfNeeded(&plainText)
+                }
+            case CMARK_NODE_LINK:
+                guard entering else { out.append(static: "</a>"); break }
+                let urlPointer = cmark_node_get_url(node)
+                links.append(MarkdownLink(destination: stringOf(urlPointer), line: Int(self.line(of: node))))
+                let url = cBytesView(urlPointer)
+                if qiita && inImage == 0 && isHTTPURL(url) {
+                    out.append(static: "<a href=\"")
+                    out.appendEscapedHref(url)
+                    out.append(UInt8(ascii: "\""))
+                    appendTitle(&out, node)
+                    out.append(static: " rel=\"noopener\">")
+                } else {
+                    out.append(static: "<a href=\"")
+                    if unsafe || !isCmarkDangerousURL(url) { out.appendEscapedHref(url) }
+                    out.append(UInt8(ascii: "\""))
+                    appendTitle(&out, node)
+                    out.append(UInt8(ascii: ">"))
+                }
+            case CMARK_NODE_IMAGE:
+                if entering {
+                    let urlPointer = cmark_node_get_url(node)
+                    links.append(MarkdownLink(destination: stringOf(urlPointer), line: Int(self.line(of: node))))
+                    let url = cBytesView(urlPointer)
+                    out.append(static: "<img src=\"")
+                    if qiita {
+                        if unsafe || !isDangerousURL(url) { out.appendEscapedHref(url) }
+                    } else {
+                        if unsafe || !isCmarkDangerousURL(url) { out.appendEscapedHref(url) }
+                    }
+                    out.append(static: "\" alt=\"")
+                    altImage = node
+                    qiitaAlt = qiita
+                    inImage += 1
+                } else {
+                    inImage -= 1
+                    out.append(UInt8(ascii: "\""))
+                    appendTitle(&out, node)
+                    if qiitaAlt { out.append(static: " loading=\"lazy\" />") } else { out.append(static: " />") }
+                }
+            case CMARK_NODE_HEADING:
+                if entering {
+                    newlineIfNeeded(&out)
+                    out.append(static: "<h")
+                    out.append(UInt8(truncatingIfNeeded: 0x30 + Int(cmark_node_get_heading_level(node))))
+                    out.append(UInt8(ascii: ">"))
+                } else {
+                    out.append(static: "</h")
+                    out.append(UInt8(truncatingIfNeeded: 0x30 + Int(cmark_node_get_heading_level(node))))
+                    out.append(static: ">\n")
+                    newlineIfNeeded(&plainText)
+                }
+            case CMARK_NODE_LIST:
+                let bullet = cmark_node_get_list_type(node) == CMARK_BULLET_LIST
+                if entering {
+                    newlineIfNeeded(&out)
+                    if bullet {
+                        out.append(static: "<ul>\n")
+                    } else {
+                        let start = cmark_node_get_list_start(node)
+                        if start == 1 {
+                            out.append(static: "<ol>\n")
+                        } else {
+                            out.append(static: "<ol start=\"")
+                            Array(String(start).utf8).withUnsafeBufferPointer { out.append($0) }
+                            out.append(static: "\">\n")
+                        }
+                    }
+                } else {
+                    if bullet { out.append(static: "</ul>\n") } else { out.append(static: "</ol>\n") }
+                }
+            case CMARK_NODE_ITEM:
+                if entering {
+                    newlineIfNeeded(&out)
+                    out.append(static: "<li>")
+                } else {
+                    out.append(static: "</li>\n")
+                    newlineIfNeeded(&plainText)
+                }
+            case CMARK_NODE_BLOCK_QUOTE:
+                newlineIfNeeded(&out)
+                if entering {
+                    out.append(static: "<blockquote>\n")
+                } else {
+                    out.append(static: "</blockquote>\n")
+                    newlineIfNeeded(&plainText)
+                }
+            case CMARK_NODE_CODE_BLOCK:
+                newlineIfNeeded(&out)
+                let info = cBytesView(cmark_node_get_fence_info(node))
+                if info.isEmpty {
+                    out.append(static: "<pre><code>")
+                } else {
+                    var firstTag = 0
+                    while firstTag < info.count && !info[firstTag].isWhitespace { firstTag += 1 }
+                    out.append(static: "<pre><code class=\"language-")
+                    out.appendEscaped(UnsafeBufferPointer(rebasing: info[0..<firstTag]))
+                    out.append(static: "\">")
+                }
+                out.appendEscaped(literalBytes(node))
+                out.append(static: "</code></pre>\n")
+            case CMARK_NODE_HTML_BLOCK:
+                newlineIfNeeded(&out)
+                if unsafe { out.append(literalBytes(node)) } else { out.append(static: "<!-- raw HTML omitted -->") }
+                newlineIfNeeded(&out)
+            case CMARK_NODE_HTML_INLINE:
+                if unsafe { out.append(literalBytes(node)) } else { out.append(static: "<!-- raw HTML omitted -->") }
+            case CMARK_NODE_THEMATIC_BREAK:
+                newlineIfNeeded(&out)
+                out.append(static: "<hr />\n")
+            default:
+                break
             }
         }
         swap(&plainText, &self.plainText)
         swap(&codeText, &self.codeText)
         swap(&links, &self.links)
-        guard options.qiitaExtensions else { return }
-        for link in linkNodes {
-            let url = cBytesView(cmark_node_get_url(link))
-            let prefix = hasPrefixCI(url, 0, "http://") ? 7 : hasPrefixCI(url, 0, "https://") ? 8 : 0
-            guard prefix > 0 else { continue }
-            if prefix < url.count && url[prefix] >= 0x80 {
-                // a combining mark right after the prefix changes the Character comparison
-                let lower = String(decoding: url, as: UTF8.self).prefix(8).lowercased()
-                guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { continue }
-            }
-            var html: [UInt8] = []
-            html.reserveCapacity(url.count + 40)
-            html.append(static: "<a href=\"")
-            appendEscapedHref(&html, url)
-            html.append(UInt8(ascii: "\""))
-            appendTitleAttribute(&html, of: link)
-            html.append(static: " rel=\"noopener\">\0")
-            let custom = makeCustom(block: false, enterC: html, exitC: anchorEndCString)
-            cmark_node_insert_before(link, custom)
-            moveChildren(from: link, to: custom)
-            cmark_node_free(link)
+        payloadsValid = valid
+        return out
+    }
+
+    /// Whether a custom node's HTML was valid UTF-8 (set by `renderHTML`).
+    var payloadsValid = true
+
+    /// `http://` or `https://` (ASCII case-insensitive), the links the dialect marks `rel="noopener"`.
+    private func isHTTPURL(_ url: UnsafeBufferPointer<UInt8>) -> Bool {
+        let prefix = hasPrefixCI(url, 0, "http://") ? 7 : hasPrefixCI(url, 0, "https://") ? 8 : 0
+        guard prefix > 0 else { return false }
+        if prefix < url.count && url[prefix] >= 0x80 {
+            // a combining mark right after the prefix changes the Character comparison
+            let lower = String(decoding: url, as: UTF8.self).prefix(8).lowercased()
+            guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { return false }
         }
-        for image in imageNodes {
-            let url = stringOf(cmark_node_get_url(image))
-            var html = Array("<img src=\"".utf8)
-            if options.unsafeHTML || !isDangerousURL(url.utf8) { appendEscapedHref(&html, url.utf8) }
-            html.append(contentsOf: Array("\" alt=\"".utf8))
-            var alt: [UInt8] = []
-            walk(image) { node, entering in
-                guard entering else { return }
-                switch kind(node) {
-                case CMARK_NODE_TEXT, CMARK_NODE_CODE: alt.append(contentsOf: literalBytes(node))
-                case CMARK_NODE_SOFTBREAK, CMARK_NODE_LINEBREAK: alt.append(0x20)
-                default: break
-                }
-            }
-            appendEscaped(&html, alt)
-            html.append(UInt8(ascii: "\""))
-            appendTitleAttribute(&html, of: image)
-            html.append(contentsOf: Array(" loading=\"lazy\" />".utf8))
-            replace(image, with: makeCustom(block: false, enter: html, exit: []))
-        }
+        return true
     }
 
     /// ` title="…"` of a link or image, when it has one.
-    private func appendTitleAttribute(_ html: inout [UInt8], of node: OpaquePointer) {
-        let title = stringOf(cmark_node_get_title(node))
+    private func appendTitle(_ html: inout ByteBuffer, _ node: Node) {
+        let title = cBytesView(cmark_node_get_title(node))
         guard !title.isEmpty else { return }
-        html.append(contentsOf: Array(" title=\"".utf8))
-        appendEscaped(&html, title.utf8)
+        html.append(static: " title=\"")
+        html.appendEscaped(title)
         html.append(UInt8(ascii: "\""))
     }
+}
+
+/// cmark's `cr()`: a newline unless the output is empty or already ends with one.
+@inline(__always) private func newlineIfNeeded(_ out: inout [UInt8]) {
+    if let last = out.last, last != 0x0A { out.append(0x0A) }
+}
+
+@inline(__always) private func newlineIfNeeded(_ out: inout ByteBuffer) {
+    if let last = out.last, last != 0x0A { out.append(0x0A) }
+}
+
+/// A custom node's HTML (ours), checked to be UTF-8 unless it is `trusted` (built only from whole
+/// UTF-8 sequences: tables cut at `|`, heading ids).
+@inline(__always) private func appendPayload(_ out: inout ByteBuffer, _ p: UnsafePointer<CChar>?, trusted: Bool, _ valid: inout Bool) {
+    let bytes = cBytesView(p)
+    guard !bytes.isEmpty else { return }
+    if valid && !trusted && !isValidUTF8(bytes) { valid = false }
+    out.append(bytes)
+}
+
+/// cmark's `scan_dangerous_url`: `javascript:`, `vbscript:`, `file:`, or `data:` other than
+/// `data:image/png|gif|jpeg|webp`, ASCII case-insensitive, at the very start of the URL.
+func isCmarkDangerousURL(_ url: UnsafeBufferPointer<UInt8>) -> Bool {
+    @inline(__always) func has(_ prefix: StaticString, at offset: Int) -> Bool {
+        let n = prefix.utf8CodeUnitCount
+        guard url.count - offset >= n else { return false }
+        let p = prefix.utf8Start
+        for k in 0..<n where url[offset + k].lowerASCII != p[k] { return false }
+        return true
+    }
+    if has("javascript:", at: 0) || has("vbscript:", at: 0) || has("file:", at: 0) { return true }
+    guard has("data:", at: 0) else { return false }
+    if has("image/", at: 5) && (has("png", at: 11) || has("gif", at: 11) || has("jpeg", at: 11) || has("webp", at: 11)) { return false }
+    return true
+}
+
+/// Whether `bytes` is well-formed UTF-8 (ASCII runs eight bytes at a time).
+func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard let p = bytes.baseAddress else { return true }
+    let n = bytes.count
+    let raw = UnsafeRawPointer(p)
+    var i = 0
+    while i < n {
+        if i + 8 <= n && raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 { i += 8; continue }
+        let b = p[i]
+        if b < 0x80 { i += 1; continue }
+        if b < 0xC2 { return false }
+        if b < 0xE0 {
+            guard i + 1 < n, p[i + 1] & 0xC0 == 0x80 else { return false }
+            i += 2
+            continue
+        }
+        if b < 0xF0 {
+            guard i + 2 < n else { return false }
+            let c1 = p[i + 1]
+            guard c1 & 0xC0 == 0x80, p[i + 2] & 0xC0 == 0x80 else { return false }
+            if (b == 0xE0 && c1 < 0xA0) || (b == 0xED && c1 > 0x9F) { return false }
+            i += 3
+            continue
+        }
+        guard b < 0xF5, i + 3 < n else { return false }
+        let c1 = p[i + 1]
+        guard c1 & 0xC0 == 0x80, p[i + 2] & 0xC0 == 0x80, p[i + 3] & 0xC0 == 0x80 else { return false }
+        if (b == 0xF0 && c1 < 0x90) || (b == 0xF4 && c1 > 0x8F) { return false }
+        i += 4
+    }
+    return true
 }
