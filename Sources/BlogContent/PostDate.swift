@@ -29,10 +29,42 @@ public struct PostDate: Sendable, Hashable, Comparable {
     /// ISO 8601 with offset: `2020-02-06T10:00:00+09:00`.
     public var iso8601: String {
         let c = civil
-        let sign = offsetSeconds < 0 ? "-" : "+"
-        let absolute = abs(offsetSeconds)
-        let offset = offsetSeconds == 0 ? "Z" : "\(sign)\(pad(absolute / 3600)):\(pad((absolute % 3600) / 60))"
-        return "\(pad(c.year, 4))-\(pad(c.month))-\(pad(c.day))T\(pad(c.hour)):\(pad(c.minute)):\(pad(c.second))\(offset)"
+        // Written digit by digit into a small buffer: this runs several times per post per build.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(32)
+        func digits(_ value: Int, _ width: Int) {
+            if value < 0 || value >= 10_000 || width > 4 {
+                let text = String(value)
+                for _ in 0..<max(0, width - text.utf8.count) { bytes.append(UInt8(ascii: "0")) }
+                bytes.append(contentsOf: text.utf8)
+                return
+            }
+            var divisor = 1
+            var length = 1
+            while divisor * 10 <= value { divisor *= 10; length += 1 }
+            for _ in 0..<max(0, width - length) { bytes.append(UInt8(ascii: "0")) }
+            var rest = value
+            while divisor > 0 {
+                bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+                rest %= divisor
+                divisor /= 10
+            }
+        }
+        digits(c.year, 4); bytes.append(UInt8(ascii: "-"))
+        digits(c.month, 2); bytes.append(UInt8(ascii: "-"))
+        digits(c.day, 2); bytes.append(UInt8(ascii: "T"))
+        digits(c.hour, 2); bytes.append(UInt8(ascii: ":"))
+        digits(c.minute, 2); bytes.append(UInt8(ascii: ":"))
+        digits(c.second, 2)
+        if offsetSeconds == 0 {
+            bytes.append(UInt8(ascii: "Z"))
+        } else {
+            let absolute = abs(offsetSeconds)
+            bytes.append(UInt8(ascii: offsetSeconds < 0 ? "-" : "+"))
+            digits(absolute / 3600, 2); bytes.append(UInt8(ascii: ":"))
+            digits((absolute % 3600) / 60, 2)
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// `2020年2月6日` for Japanese, `February 6, 2020` otherwise.
@@ -48,10 +80,6 @@ public struct PostDate: Sendable, Hashable, Comparable {
     }
 }
 
-private func pad(_ value: Int, _ width: Int = 2) -> String {
-    let text = String(value)
-    return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
-}
 
 /// A proleptic Gregorian date and time without a zone.
 public struct CivilDateTime: Sendable, Hashable {

@@ -228,3 +228,22 @@ final class TextMeasureTests: XCTestCase {
         XCTAssertEqual(Post.readingMinutes(words), Self.referenceMinutes(words))
     }
 }
+
+final class ISODateFormatTests: XCTestCase {
+    func testMatchesPaddedFieldsForRandomDates() {
+        func pad(_ value: Int, _ width: Int = 2) -> String {
+            let text = String(value)
+            return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+        }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<5000 {
+            let seconds = Int64.random(in: -62_000_000_000...250_000_000_000, using: &generator)
+            let offset = [0, 32_400, -12_600, 19_800, -36_000, 50_400, 60].randomElement(using: &generator)!
+            let date = PostDate(epochSeconds: seconds, offsetSeconds: offset)
+            let c = date.civil
+            let zone = offset == 0 ? "Z" : "\(offset < 0 ? "-" : "+")\(pad(abs(offset) / 3600)):\(pad((abs(offset) % 3600) / 60))"
+            let expected = "\(pad(c.year, 4))-\(pad(c.month))-\(pad(c.day))T\(pad(c.hour)):\(pad(c.minute)):\(pad(c.second))\(zone)"
+            XCTAssertEqual(date.iso8601, expected)
+        }
+    }
+}
