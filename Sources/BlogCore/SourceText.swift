@@ -59,9 +59,11 @@ public enum SourceText {
         if bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF { start = 3 }
         let body = bytes[start...]
         let hasCR = body.withUnsafeBufferPointer { $0.baseAddress.map { memchr($0, 0x0D, body.count) != nil } ?? false }
-        // The standard library validates quickly; the slow scan below only runs to place an error.
-        guard var text = String(validating: body, as: UTF8.self) else {
-            let bad = firstInvalidUTF8(body) ?? body.startIndex
+        // One pass checks the bytes (ASCII eight at a time); the String is then made without the
+        // standard library validating them a second time.
+        let firstBad = firstInvalidUTF8(body)
+        guard firstBad == nil, var text = body.withUnsafeBufferPointer({ SourceText.stringFromValidUTF8($0) }) else {
+            let bad = firstBad ?? body.startIndex
             var line = 1
             var column = 1
             for byte in body[body.startIndex..<bad] {
@@ -81,35 +83,54 @@ public enum SourceText {
         return text
     }
 
-    /// Index of the first byte that starts an invalid UTF-8 sequence, or nil.
+    /// A String from bytes already known to be valid UTF-8 (nil only for an empty buffer's base).
+    @inline(__always)
+    static func stringFromValidUTF8(_ buffer: UnsafeBufferPointer<UInt8>) -> String? {
+        guard buffer.count > 0 else { return "" }
+        return String(copying: unsafe UTF8Span(unchecked: unsafe Span(_unsafeElements: buffer)))
+    }
+
+    /// Index of the first byte that starts an invalid UTF-8 sequence, or nil. Overlong forms,
+    /// surrogates and code points above U+10FFFF are invalid, as for the standard library.
     public static func firstInvalidUTF8(_ bytes: ArraySlice<UInt8>) -> Int? {
-        var i = bytes.startIndex
-        let end = bytes.endIndex
-        while i < end {
-            let b = bytes[i]
-            if b < 0x80 {
-                i += 1
-                continue
+        bytes.withUnsafeBufferPointer { buffer -> Int? in
+            guard let p = buffer.baseAddress else { return nil }
+            let n = buffer.count
+            let raw = UnsafeRawPointer(p)
+            var i = 0
+            while i < n {
+                // ASCII runs eight bytes at a time.
+                if i + 8 <= n && raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                    i += 8
+                    continue
+                }
+                let b = p[i]
+                if b < 0x80 {
+                    i += 1
+                    continue
+                }
+                if b < 0xC2 { return bytes.startIndex + i }
+                if b < 0xE0 {
+                    guard i + 1 < n, p[i + 1] & 0xC0 == 0x80 else { return bytes.startIndex + i }
+                    i += 2
+                    continue
+                }
+                if b < 0xF0 {
+                    guard i + 2 < n else { return bytes.startIndex + i }
+                    let c1 = p[i + 1]
+                    guard c1 & 0xC0 == 0x80, p[i + 2] & 0xC0 == 0x80,
+                          !(b == 0xE0 && c1 < 0xA0), !(b == 0xED && c1 > 0x9F) else { return bytes.startIndex + i }
+                    i += 3
+                    continue
+                }
+                guard b < 0xF5, i + 3 < n else { return bytes.startIndex + i }
+                let c1 = p[i + 1]
+                guard c1 & 0xC0 == 0x80, p[i + 2] & 0xC0 == 0x80, p[i + 3] & 0xC0 == 0x80,
+                      !(b == 0xF0 && c1 < 0x90), !(b == 0xF4 && c1 > 0x8F) else { return bytes.startIndex + i }
+                i += 4
             }
-            let length: Int
-            var minimum: UInt32
-            var scalar: UInt32
-            switch b {
-            case 0xC2...0xDF: length = 2; minimum = 0x80; scalar = UInt32(b & 0x1F)
-            case 0xE0...0xEF: length = 3; minimum = 0x800; scalar = UInt32(b & 0x0F)
-            case 0xF0...0xF4: length = 4; minimum = 0x10000; scalar = UInt32(b & 0x07)
-            default: return i
-            }
-            guard i + length <= end else { return i }
-            for k in 1..<length {
-                let c = bytes[i + k]
-                guard c & 0xC0 == 0x80 else { return i }
-                scalar = scalar << 6 | UInt32(c & 0x3F)
-            }
-            if scalar < minimum || scalar > 0x10FFFF || (scalar >= 0xD800 && scalar <= 0xDFFF) { return i }
-            i += length
+            return nil
         }
-        return nil
     }
 
     static func reason(_ error: Error) -> String {

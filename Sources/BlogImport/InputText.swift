@@ -76,32 +76,6 @@ public struct InputText: Sendable {
     /// The offset of the first byte that does not belong to a well-formed UTF-8 sequence
     /// (overlong forms, surrogates and values above U+10FFFF are rejected), or nil.
     public static func firstInvalidUTF8(_ bytes: [UInt8]) -> Int? {
-        var index = 0
-        let count = bytes.count
-        while index < count {
-            let lead = bytes[index]
-            if lead < 0x80 { index += 1; continue }
-            var length = 0
-            var lowerBound: UInt8 = 0x80, upperBound: UInt8 = 0xBF
-            switch lead {
-            case 0xC2...0xDF: length = 2
-            case 0xE0: length = 3; lowerBound = 0xA0
-            case 0xE1...0xEC, 0xEE...0xEF: length = 3
-            case 0xED: length = 3; upperBound = 0x9F
-            case 0xF0: length = 4; lowerBound = 0x90
-            case 0xF1...0xF3: length = 4
-            case 0xF4: length = 4; upperBound = 0x8F
-            default: return index
-            }
-            for step in 1..<length {
-                guard index + step < count else { return index }
-                let byte = bytes[index + step]
-                let low: UInt8 = step == 1 ? lowerBound : 0x80
-                let high: UInt8 = step == 1 ? upperBound : 0xBF
-                if byte < low || byte > high { return index }
-            }
-            index += length
-        }
-        return nil
+        SourceText.firstInvalidUTF8(bytes[...])
     }
 }

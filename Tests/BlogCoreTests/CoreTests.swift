@@ -39,6 +39,32 @@ final class CoreTests: XCTestCase {
         XCTAssertNil(SourceText.firstInvalidUTF8(Array("日本語🍣".utf8)[...]))
     }
 
+    func testValidationAgreesWithTheStandardLibrary() throws {
+        // Valid text with random corruptions at random places (also inside the 8-byte ASCII runs).
+        let pieces = ["a", "abcdefgh", "日本語", "é", "🍣", "\u{7FF}", "\u{800}", "\u{FFFF}", "\u{10000}", "\u{10FFFF}", "\n"].map { Array($0.utf8) }
+        let bad: [[UInt8]] = [[0x80], [0xBF], [0xC0, 0x80], [0xC1, 0xBF], [0xE0, 0x80, 0x80], [0xE0, 0x9F, 0xBF], [0xED, 0xA0, 0x80],
+                              [0xF0, 0x80, 0x80, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xF5, 0x80, 0x80, 0x80], [0xFF], [0xE3, 0x81], [0xF0, 0x9F, 0x8D]]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<4000 {
+            var bytes: [UInt8] = []
+            for _ in 0..<Int.random(in: 0...30, using: &generator) { bytes += pieces.randomElement(using: &generator)! }
+            if Bool.random(using: &generator) {
+                bytes.insert(contentsOf: bad.randomElement(using: &generator)!, at: Int.random(in: 0...bytes.count, using: &generator))
+            }
+            let first = SourceText.firstInvalidUTF8(bytes[...])
+            XCTAssertEqual(first == nil, String(validating: bytes, as: UTF8.self) != nil, "\(bytes)")
+            if let first {
+                XCTAssertNotNil(String(validating: bytes[..<first], as: UTF8.self), "the bytes before it are valid: \(bytes)")
+                XCTAssertThrowsError(try SourceText.decode(bytes, displayPath: "x"))
+            } else {
+                XCTAssertEqual(Array(try SourceText.decode(bytes, displayPath: "x").utf8), bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes)
+            }
+            // An offset slice reports indices of the slice.
+            let shifted = ([0x41] + bytes)[1...]
+            XCTAssertEqual(SourceText.firstInvalidUTF8(shifted), first.map { $0 + 1 })
+        }
+    }
+
     func testBOMAndCRLF() throws {
         XCTAssertEqual(try SourceText.decode([0xEF, 0xBB, 0xBF] + Array("a\r\nb".utf8), displayPath: "x"), "a\nb")
     }
