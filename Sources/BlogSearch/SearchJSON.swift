@@ -105,25 +105,3 @@ enum PostingAlphabet {
         out.append(characters[value & 63])
     }
 }
-
-/// FNV-1a, 32 bit: a short, stable content hash for cache busting.
-struct FNV1a {
-    var hash: UInt32 = 0x811C9DC5
-    mutating func add(_ bytes: [UInt8]) {
-        var h = hash
-        bytes.withUnsafeBufferPointer { buffer in
-            guard let p = buffer.baseAddress else { return }
-            var i = 0
-            let n = buffer.count
-            while i < n {
-                h = (h ^ UInt32(p[i])) &* 0x01000193
-                i += 1
-            }
-        }
-        hash = h
-    }
-    var hex: String {
-        let s = String(hash, radix: 16)
-        return String(repeating: "0", count: 8 - s.count) + s
-    }
-}
