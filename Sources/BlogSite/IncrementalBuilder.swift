@@ -41,6 +41,9 @@ public final class IncrementalBuilder: @unchecked Sendable {
     private var outputCache: [String: CachedOutput] = [:]
     private var staticCache: [OutputFile]?
     private var searchCache: [String: (key: Int, analyzed: AnalyzedDocument)] = [:]
+    private var searchState = SearchIndexState()
+    /// Each post's object in posts.json, by source path.
+    private var postObjectCache: [String: (key: Int, bytes: [UInt8])] = [:]
     private var lastModel: SiteModel?
     private var nextVersion = 1
     private var epoch = 0
@@ -269,6 +272,8 @@ public final class IncrementalBuilder: @unchecked Sendable {
                     newOutputs[key] = entry
                     outputs += entry.files
                 }
+                // Outputs cached after this point (their fingerprints are checked there).
+                for key in ["json:tags", "json:posts", "sitemap"] { newOutputs[key] = outputCache[key] }
                 outputCache = newOutputs
             }
             lap("feeds")
@@ -302,22 +307,50 @@ public final class IncrementalBuilder: @unchecked Sendable {
             postsHasher.combine(version)
             for tag in model.postTags[index] { postsHasher.combine(model.tags[tag].name) }
         }
-        for (key, fingerprint, make) in [("json:tags", tagsHasher.finalize(), indexes.tagsJSON), ("json:posts", postsHasher.finalize(), indexes.postsJSON)] {
+        func postsJSON() -> OutputFile {
+            if sink != nil { return indexes.postsJSON() }
+            return indexes.postsJSON(cache: &postObjectCache) { index in
+                var hasher = Hasher()
+                hasher.combine(epoch)
+                hasher.combine(postVersions[index])
+                hasher.combine(model.posts[index].slug)
+                for tag in model.postTags[index] { hasher.combine(model.tags[tag].name) }
+                return hasher.finalize()
+            }
+        }
+        for (key, fingerprint, make) in [("json:tags", tagsHasher.finalize(), indexes.tagsJSON), ("json:posts", postsHasher.finalize(), postsJSON)] {
             let entry = outputCache[key]?.fingerprint == fingerprint ? outputCache[key]! : CachedOutput(fingerprint: fingerprint, files: [make()])
             if sink == nil { outputCache[key] = entry }
             try emit(entry.files)
         }
         lap("json")
-        try emit(indexes.searchIndex(cache: &searchCache) { index in
+        // A streaming (one-shot) build keeps nothing for a next build.
+        if sink != nil { searchState = SearchIndexState() }
+        try emit(indexes.searchIndex(cache: &searchCache, state: searchState) { index in
             var hasher = Hasher()
             hasher.combine(postVersions[index])
             hasher.combine(model.posts[index].slug)
             for tag in model.postTags[index] { hasher.combine(model.tags[tag].name) }
             return hasher.finalize()
         })
+        if sink != nil { searchState = SearchIndexState(); searchCache = [:] }
         lap("search")
         let sitemaps = FeedWriter(model: model, urls: urls)
-        try emit(sitemaps.sitemap(pagePaths: SiteBuilder.sitemapPaths(model: model, urls: urls))
+        // The sitemap lists every page: made again only when a listed path or date may have changed.
+        var sitemapHasher = Hasher()
+        sitemapHasher.combine(epoch)
+        for (index, post) in model.posts.enumerated() { sitemapHasher.combine(post.slug); sitemapHasher.combine(postVersions[index]) }
+        for (index, page) in model.pages.enumerated() { sitemapHasher.combine(page.path); sitemapHasher.combine(pageVersions[index]) }
+        for tag in model.tags { sitemapHasher.combine(tag.slug) }
+        let sitemapKey = sitemapHasher.finalize()
+        let sitemapFiles: [OutputFile]
+        if sink == nil, let cached = outputCache["sitemap"], cached.fingerprint == sitemapKey {
+            sitemapFiles = cached.files
+        } else {
+            sitemapFiles = sitemaps.sitemap(pagePaths: SiteBuilder.sitemapPaths(model: model, urls: urls))
+            if sink == nil { outputCache["sitemap"] = CachedOutput(fingerprint: sitemapKey, files: sitemapFiles) }
+        }
+        try emit(sitemapFiles
                  + [sitemaps.robots(), OutputFile(path: ".nojekyll", bytes: [])]
                  + theme.assets.map { OutputFile(path: $0.path, bytes: $0.bytes) })
         lap("sitemap")

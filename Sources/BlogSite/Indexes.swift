@@ -28,25 +28,57 @@ struct IndexWriter {
     }
 
     func postsJSON() -> OutputFile {
+        var cache: [String: (key: Int, bytes: [UInt8])] = [:]
+        return postsJSON(cache: &cache) { _ in 0 }
+    }
+
+    /// The object of one post in posts.json.
+    func postObject(_ index: Int) -> [UInt8] {
+        let post = model.posts[index]
         var json = JSONWriter()
         json.beginObject()
-        json.field("version", 1)
-        json.key("posts")
-        json.beginArray()
-        for (index, post) in model.posts.enumerated() {
-            json.beginObject()
-            json.field("id", post.id)
-            json.field("title", post.title)
-            json.field("url", urls.post(post.slug))
-            json.field("date", post.date.iso8601)
-            json.field("updated", post.updated?.iso8601)
-            json.field("tags", strings: model.postTags[index].map { model.tags[$0].name })
-            json.field("summary", post.summary)
-            json.endObject()
-        }
-        json.endArray()
+        json.field("id", post.id)
+        json.field("title", post.title)
+        json.field("url", urls.post(post.slug))
+        json.field("date", post.date.iso8601)
+        json.field("updated", post.updated?.iso8601)
+        json.field("tags", strings: model.postTags[index].map { model.tags[$0].name })
+        json.field("summary", post.summary)
         json.endObject()
-        return OutputFile(path: "posts.json", bytes: json.bytes)
+        return json.bytes
+    }
+
+    /// posts.json, reusing each post's object from `cache` (keyed by source path) while
+    /// `key(index)` stays the same.
+    func postsJSON(cache: inout [String: (key: Int, bytes: [UInt8])], key: (Int) -> Int) -> OutputFile {
+        var head = JSONWriter()
+        head.beginObject()
+        head.field("version", 1)
+        head.key("posts")
+        head.beginArray()
+        var objects: [[UInt8]] = []
+        objects.reserveCapacity(model.posts.count)
+        var newCache: [String: (key: Int, bytes: [UInt8])] = [:]
+        newCache.reserveCapacity(model.posts.count)
+        var total = head.bytes.count + 2
+        for index in model.posts.indices {
+            let path = model.posts[index].sourcePath
+            let k = key(index)
+            let bytes: [UInt8]
+            if let cached = cache[path], cached.key == k { bytes = cached.bytes } else { bytes = postObject(index) }
+            newCache[path] = (k, bytes)
+            objects.append(bytes)
+            total += bytes.count + 1
+        }
+        cache = newCache
+        var out = head.bytes
+        out.reserveCapacity(total)
+        for (n, object) in objects.enumerated() {
+            if n > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(contentsOf: object)
+        }
+        out.append(contentsOf: [UInt8(ascii: "]"), UInt8(ascii: "}")])
+        return OutputFile(path: "posts.json", bytes: out)
     }
 
     /// The search document of a post.
@@ -60,7 +92,9 @@ struct IndexWriter {
 
     /// The search index. `cache` keeps each post's analysis between builds (keyed by source path);
     /// a post is analysed again only when `key(index)` changes.
-    func searchIndex(cache: inout [String: (key: Int, analyzed: AnalyzedDocument)], key: (Int) -> Int) -> [OutputFile] {
+    /// `state` keeps the index between builds and patches it for the changed posts.
+    func searchIndex(cache: inout [String: (key: Int, analyzed: AnalyzedDocument)], state: SearchIndexState,
+                     key: (Int) -> Int) -> [OutputFile] {
         var analyzed = [AnalyzedDocument?](repeating: nil, count: model.posts.count)
         var stale: [Int] = []
         for index in model.posts.indices {
@@ -76,6 +110,6 @@ struct IndexWriter {
         for (n, index) in stale.enumerated() { analyzed[index] = fresh[n] }
         for index in model.posts.indices { newCache[model.posts[index].sourcePath] = (key(index), analyzed[index]!) }
         cache = newCache
-        return SearchIndexBuilder.build(analyzed: analyzed.map { $0! }).map { OutputFile(path: $0.path, bytes: $0.bytes) }
+        return state.update(analyzed.map { $0! }).map { OutputFile(path: $0.path, bytes: $0.bytes) }
     }
 }
