@@ -339,7 +339,7 @@ public final class IncrementalBuilder: @unchecked Sendable {
         // The sitemap lists every page: made again only when a listed path or date may have changed.
         var sitemapHasher = Hasher()
         sitemapHasher.combine(epoch)
-        for (index, post) in model.posts.enumerated() { sitemapHasher.combine(post.slug); sitemapHasher.combine(postVersions[index]) }
+        for post in model.posts { sitemapHasher.combine(post.slug); sitemapHasher.combine(post.date); sitemapHasher.combine(post.updated) }
         for (index, page) in model.pages.enumerated() { sitemapHasher.combine(page.path); sitemapHasher.combine(pageVersions[index]) }
         for tag in model.tags { sitemapHasher.combine(tag.slug) }
         let sitemapKey = sitemapHasher.finalize()

@@ -95,21 +95,31 @@ struct IndexWriter {
     /// `state` keeps the index between builds and patches it for the changed posts.
     func searchIndex(cache: inout [String: (key: Int, analyzed: AnalyzedDocument)], state: SearchIndexState,
                      key: (Int) -> Int) -> [OutputFile] {
-        var analyzed = [AnalyzedDocument?](repeating: nil, count: model.posts.count)
+        var analyzed: [AnalyzedDocument?] = []
+        analyzed.reserveCapacity(model.posts.count)
+        var keys: [Int] = []
+        keys.reserveCapacity(model.posts.count)
         var stale: [Int] = []
         for index in model.posts.indices {
-            if let cached = cache[model.posts[index].sourcePath], cached.key == key(index) {
-                analyzed[index] = cached.analyzed
+            let k = key(index)
+            keys.append(k)
+            if let cached = cache[model.posts[index].sourcePath], cached.key == k {
+                analyzed.append(cached.analyzed)
             } else {
                 stale.append(index)
+                analyzed.append(nil)
             }
         }
         let fresh = SearchIndexBuilder.analyzeAll(stale.map(searchDocument))
-        var newCache: [String: (key: Int, analyzed: AnalyzedDocument)] = [:]
-        newCache.reserveCapacity(model.posts.count)
-        for (n, index) in stale.enumerated() { analyzed[index] = fresh[n] }
-        for index in model.posts.indices { newCache[model.posts[index].sourcePath] = (key(index), analyzed[index]!) }
-        cache = newCache
+        // The cache is patched in place (a rebuild after one edit touches one entry).
+        for (n, index) in stale.enumerated() {
+            analyzed[index] = fresh[n]
+            cache[model.posts[index].sourcePath] = (keys[index], fresh[n])
+        }
+        if cache.count != model.posts.count {
+            let live = Set(model.posts.map(\.sourcePath))
+            cache = cache.filter { live.contains($0.key) }
+        }
         return state.update(analyzed.map { $0! }).map { OutputFile(path: $0.path, bytes: $0.bytes) }
     }
 }
