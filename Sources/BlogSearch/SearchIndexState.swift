@@ -69,7 +69,7 @@ public final class SearchIndexState: @unchecked Sendable {
     }
 
     static func same(_ a: AnalyzedDocument, _ b: AnalyzedDocument) -> Bool {
-        a.termBytes == b.termBytes && a.values == b.values && a.residues == b.residues
+        a === b || a.termBytes == b.termBytes && a.values == b.values && a.residues == b.residues
             && a.fieldLengths == b.fieldLengths && a.document == b.document
     }
 

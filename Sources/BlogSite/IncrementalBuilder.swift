@@ -23,11 +23,17 @@ public final class IncrementalBuilder: @unchecked Sendable {
         var inode: UInt64
     }
 
-    struct CachedFile {
-        var stamp: FileStamp
-        var file: ContentLoader.LoadedFile
+    /// A class: the cache is read for every post on every rebuild, and copying a reference is one retain.
+    final class CachedFile {
+        let stamp: FileStamp
+        let file: ContentLoader.LoadedFile
         /// Changes every time the file is (re)loaded.
-        var version: Int
+        let version: Int
+        init(stamp: FileStamp, file: ContentLoader.LoadedFile, version: Int) {
+            self.stamp = stamp
+            self.file = file
+            self.version = version
+        }
     }
 
     struct CachedOutput {
@@ -38,6 +44,11 @@ public final class IncrementalBuilder: @unchecked Sendable {
     private var config: SiteConfig?
     private var theme: Theme?
     private var contentCache: [String: CachedFile] = [:]
+    /// The content files of the last good build (sorted relative paths), their loaded files and
+    /// each path's index.
+    private var lastPaths: [String] = []
+    private var lastFiles: [ContentLoader.LoadedFile] = []
+    private var lastPathIndex: [String: Int] = [:]
     private var outputCache: [String: CachedOutput] = [:]
     private var staticCache: [OutputFile]?
     private var searchCache: [String: (key: Int, analyzed: AnalyzedDocument)] = [:]
@@ -131,59 +142,89 @@ public final class IncrementalBuilder: @unchecked Sendable {
             var info = stat()
             return stat(path, &info) != 0 || (info.st_mode & S_IFMT) == S_IFREG
         }
-        let paths: [String]
-        var stamps: [FileStamp?]
+        // Only stale files (new, or whose stamp changed) are loaded; the cache, the sorted path list
+        // and the list of loaded files are patched in place, so a rebuild after one edit costs
+        // little per unchanged file.
+        var paths: [String]
+        var stale: [(path: String, stamp: FileStamp?)] = []
+        var sameList = false
         if onlyMarkdown {
-            var set = Set(contentCache.keys)
+            var added: [String] = []
+            var removed: [String] = []
+            var touched: [String] = []
             for path in changed where path.hasPrefix(contentPrefix) {
                 let relative = String(path.dropFirst(root.count + 1))
                 if relative.split(separator: "/").contains(where: { $0.hasPrefix(".") }) { continue }
-                if FileManager.default.fileExists(atPath: path) { set.insert(relative) } else { set.remove(relative) }
+                let exists = FileManager.default.fileExists(atPath: path)
+                let known = contentCache[relative] != nil
+                if exists { touched.append(relative) }
+                if exists && !known { added.append(relative) }
+                if !exists && known { removed.append(relative) }
             }
-            paths = set.sorted()
-            stamps = paths.map { path in
-                changed.contains(root + "/" + path) ? IncrementalBuilder.stamp(root + "/" + path) : contentCache[path]?.stamp
+            if added.isEmpty && removed.isEmpty && lastPaths.count == contentCache.count {
+                paths = lastPaths
+                sameList = true
+            } else {
+                var set = Set(contentCache.keys)
+                set.formUnion(added)
+                set.subtract(removed)
+                paths = set.sorted()
+            }
+            for relative in touched.sorted() {
+                let stamp = IncrementalBuilder.stamp(root + "/" + relative)
+                if let cached = contentCache[relative], let stamp, cached.stamp == stamp { continue }
+                stale.append((relative, stamp))
             }
         } else {
             paths = loader.markdownFiles()
-            stamps = [FileStamp?](repeating: nil, count: paths.count)
+            var stamps = [FileStamp?](repeating: nil, count: paths.count)
             stamps.withUnsafeMutableBufferPointer { buffer in
                 let out = buffer
-                DispatchQueue.concurrentPerform(iterations: paths.count) { index in
-                    out[index] = IncrementalBuilder.stamp(root + "/" + paths[index])
+                let list = paths
+                DispatchQueue.concurrentPerform(iterations: list.count) { index in
+                    out[index] = IncrementalBuilder.stamp(root + "/" + list[index])
                 }
             }
-        }
-        var stale: [String] = []
-        for (index, path) in paths.enumerated() {
-            if let cached = contentCache[path], let stamp = stamps[index], cached.stamp == stamp { continue }
-            stale.append(path)
-        }
-        var reloaded = loader.loadFiles(stale)
-        var newCache: [String: CachedFile] = [:]
-        newCache.reserveCapacity(paths.count)
-        var staleIndex = 0
-        for (index, path) in paths.enumerated() {
-            if staleIndex < stale.count && stale[staleIndex] == path {
-                newCache[path] = CachedFile(stamp: stamps[index] ?? FileStamp(size: -1, mtime: 0, mtimeNanos: 0, inode: 0),
-                                            file: reloaded[staleIndex], version: nextVersion)
-                nextVersion += 1
-                staleIndex += 1
-            } else {
-                newCache[path] = contentCache[path]
+            for (index, path) in paths.enumerated() {
+                if let cached = contentCache[path], let stamp = stamps[index], cached.stamp == stamp { continue }
+                stale.append((path, stamps[index]))
             }
+            sameList = paths == lastPaths && lastPaths.count == contentCache.count
         }
-        // Errors are reported before the cache changes, so a fix is noticed even if the stamp repeats.
-        var files = paths.map { newCache[$0]!.file }
+        var reloaded = loader.loadFiles(stale.map(\.path))
+        for (n, entry) in stale.enumerated() {
+            contentCache[entry.path] = CachedFile(stamp: entry.stamp ?? FileStamp(size: -1, mtime: 0, mtimeNanos: 0, inode: 0),
+                                                  file: reloaded[n], version: nextVersion)
+            nextVersion += 1
+        }
+        var files: [ContentLoader.LoadedFile]
+        if sameList && lastFiles.count == paths.count {
+            files = lastFiles
+            lastFiles = []
+            for (n, entry) in stale.enumerated() {
+                if let index = lastPathIndex[entry.path] { files[index] = reloaded[n] }
+            }
+        } else {
+            if contentCache.count != paths.count {
+                let live = Set(paths)
+                contentCache = contentCache.filter { live.contains($0.key) }
+            }
+            files = paths.map { contentCache[$0]!.file }
+            lastPathIndex = Dictionary(uniqueKeysWithValues: paths.enumerated().map { ($0.element, $0.offset) })
+        }
+        // Errors are reported before the cache keeps them, so a fix is noticed even if the stamp repeats.
         var content: ContentSet
         do {
             content = try loader.collect(files)
         } catch {
             // Keep good files cached; drop the broken ones so they are re-read next time.
-            contentCache = newCache.filter { !$0.value.file.diagnostics.contains { $0.severity == .error } }
+            contentCache = contentCache.filter { !$0.value.file.diagnostics.contains { $0.severity == .error } }
+            lastPaths = []
+            lastFiles = []
             throw error
         }
-        contentCache = newCache
+        lastPaths = paths
+        lastFiles = files
         let warnings = content.warnings
         let freshWarnings = reloaded.flatMap(\.diagnostics)
         lap("content")
@@ -285,9 +326,11 @@ public final class IncrementalBuilder: @unchecked Sendable {
             // remaining allocation), which keeps the peak memory of a large build down.
             contentCache = [:]
             lastModel = nil
-            newCache = [:]
             reloaded = []
             files = []
+            lastPaths = []
+            lastFiles = []
+            lastPathIndex = [:]
             content = ContentSet(posts: [], pages: [], warnings: [])
             for index in model.posts.indices { model.posts[index].content.html = "" }
             for index in model.pages.indices { model.pages[index].content.html = "" }
