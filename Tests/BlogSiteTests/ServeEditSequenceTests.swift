@@ -37,7 +37,9 @@ final class ServeEditSequenceTests: XCTestCase {
         try check(hello, "tags")
         try write(hello, original.replacingOccurrences(of: "title: Hello <World>", with: "title: Renamed <World>"))
         try check(hello, "title")
-        // A new date moves the post in the newest-first order.
+        // A new date that keeps the order (the sitemap's lastmod changes), then one that moves the post.
+        try write(hello, original.replacingOccurrences(of: "date: 2020-02-06T10:00:00+09:00", with: "date: 2020-02-07T10:00:00+09:00"))
+        try check(hello, "date, same order")
         try write(hello, original.replacingOccurrences(of: "date: 2020-02-06T10:00:00+09:00", with: "date: 2020-04-01T10:00:00+09:00"))
         try check(hello, "date")
         try write(second, try read(second) + "\nもう一つの記事の追記\n")
