@@ -88,15 +88,18 @@ public enum SearchIndexBuilder {
 
     /// Newest first, then by id (then url, title) so that the output never depends on input order.
     static func orderedAnalyzed(_ analyzed: [AnalyzedDocument]) -> [AnalyzedDocument] {
-        // Indices are sorted, not the documents (moving one retains and releases all its arrays).
-        let order = analyzed.indices.sorted { i, j in
+        order(analyzed).map { analyzed[$0] }
+    }
+
+    /// The input indices in newest-first order.
+    static func order(_ analyzed: [AnalyzedDocument]) -> [Int] {
+        analyzed.indices.sorted { i, j in
             let a = analyzed[i].document, b = analyzed[j].document
             if a.date != b.date { return a.date > b.date }
             if a.id != b.id { return a.id < b.id }
             if a.url != b.url { return a.url < b.url }
             return a.title < b.title
         }
-        return order.map { analyzed[$0] }
     }
 
     /// Length in tokens → one alphabet digit (0…63): round(4·log2(1 + length)).

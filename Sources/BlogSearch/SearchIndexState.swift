@@ -31,6 +31,14 @@ public final class SearchIndexState: @unchecked Sendable {
     public private(set) var lastUpdateWasIncremental = false
     /// Shard files the last `update` wrote anew (the others were reused).
     public private(set) var lastRewrittenShards = 0
+    /// Seconds spent in the steps of the last `update` (for blog-bench).
+    public private(set) var lastTimings: [(step: String, seconds: Double)] = []
+    private var clock = DispatchTime.now().uptimeNanoseconds
+    private func lap(_ step: String) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        lastTimings.append((step, Double(now - clock) / 1e9))
+        clock = now
+    }
 
     public init(options: SearchIndexBuilder.Options = .init()) {
         self.options = options
@@ -47,7 +55,10 @@ public final class SearchIndexState: @unchecked Sendable {
     /// All index files for `analyzed` (any order), meta.json first, then the document chunks, then
     /// the shards.
     public func update(_ analyzed: [AnalyzedDocument]) -> [(path: String, bytes: [UInt8])] {
-        let ordered = SearchIndexBuilder.orderedAnalyzed(analyzed)
+        lastTimings = []
+        clock = DispatchTime.now().uptimeNanoseconds
+        let ordered = order(analyzed)
+        lap("order")
         var changed: [Int] = []
         var incremental = !docs.isEmpty && ordered.count == docs.count
         if incremental {
@@ -65,7 +76,28 @@ public final class SearchIndexState: @unchecked Sendable {
         } else {
             buildAll(ordered)
         }
-        return files()
+        let result = files()
+        lap("files")
+        return result
+    }
+
+    /// The input of the last call and its newest-first order.
+    private var lastInput: [AnalyzedDocument] = []
+    private var lastOrder: [Int] = []
+
+    /// `SearchIndexBuilder.orderedAnalyzed`, without sorting again when every document keeps its
+    /// place in the input and its order keys (date, id, url, title).
+    private func order(_ analyzed: [AnalyzedDocument]) -> [AnalyzedDocument] {
+        var reuse = analyzed.count == lastInput.count && !analyzed.isEmpty
+        if reuse {
+            for i in 0..<analyzed.count where analyzed[i] !== lastInput[i] {
+                let a = analyzed[i].document, b = lastInput[i].document
+                if a.date != b.date || a.id != b.id || a.url != b.url || a.title != b.title { reuse = false; break }
+            }
+        }
+        if !reuse { lastOrder = SearchIndexBuilder.order(analyzed) }
+        lastInput = analyzed
+        return lastOrder.map { analyzed[$0] }
     }
 
     static func same(_ a: AnalyzedDocument, _ b: AnalyzedDocument) -> Bool {
@@ -86,6 +118,7 @@ public final class SearchIndexState: @unchecked Sendable {
             }
             part.finishBase()
         }
+        lap("partitions")
         partitions = parts
         // Merge the partitions' sorted terms.
         var lists: [[Int32]] = []
@@ -95,6 +128,7 @@ public final class SearchIndexState: @unchecked Sendable {
         }
         sorted = mergeSorted(lists)
         for g in sorted { partition(g).inSorted[local(g)] = 1 }
+        lap("merge order")
         // Document chunks.
         let chunk = max(1, options.docsPerChunk)
         let chunkCount = (ordered.count + chunk - 1) / chunk
@@ -107,6 +141,7 @@ public final class SearchIndexState: @unchecked Sendable {
             }
         }
         chunks = newChunks
+        lap("chunks")
         shards = []
         cutAndWrite()
     }
@@ -248,6 +283,7 @@ public final class SearchIndexState: @unchecked Sendable {
             }
         }
         if current.start >= 0 { cuts.append(current) }
+        lap("cut")
         var old: [Int32: ShardFile] = [:]
         old.reserveCapacity(shards.count)
         for shard in shards { old[shard.first] = shard }
@@ -271,6 +307,7 @@ public final class SearchIndexState: @unchecked Sendable {
             }
         }
         shards = result
+        lap("write shards")
     }
 
     private func shardBytes(_ start: Int, _ end: Int) -> [UInt8] {

@@ -235,7 +235,8 @@ public final class IncrementalBuilder: @unchecked Sendable {
         lastModel = model
         lap("assemble")
 
-        let postVersions = model.posts.map { contentCache[$0.sourcePath]?.version ?? 0 }
+        let postVersions = postColumn(model.posts) { contentCache[$0.pointee.sourcePath]?.version ?? 0 }
+        let postSlugs = postColumn(model.posts) { $0.pointee.slug }
         let pageVersions = model.pages.map { contentCache[$0.sourcePath]?.version ?? 0 }
         // Pages and feeds, in a scope of their own: the renderer and feed writer hold the model with
         // every post's HTML, and let go of it when the scope ends.
@@ -337,18 +338,20 @@ public final class IncrementalBuilder: @unchecked Sendable {
         }
         let indexes = IndexWriter(model: model, urls: urls)
         // tags.json and posts.json: rebuilt only when what they list changed.
+        let postIDs = postColumn(model.posts) { $0.pointee.id }
+        let tagNames = model.tags.map(\.name)
         var tagsHasher = Hasher()
         tagsHasher.combine(epoch)
         for tag in model.tags {
             tagsHasher.combine(tag.name)
             tagsHasher.combine(tag.slug)
-            for index in tag.postIndices { tagsHasher.combine(model.posts[index].id) }
+            for index in tag.postIndices { tagsHasher.combine(postIDs[index]) }
         }
         var postsHasher = Hasher()
         postsHasher.combine(epoch)
         for (index, version) in postVersions.enumerated() {
             postsHasher.combine(version)
-            for tag in model.postTags[index] { postsHasher.combine(model.tags[tag].name) }
+            for tag in model.postTags[index] { postsHasher.combine(tagNames[tag]) }
         }
         func postsJSON() -> OutputFile {
             if sink != nil { return indexes.postsJSON() }
@@ -356,8 +359,8 @@ public final class IncrementalBuilder: @unchecked Sendable {
                 var hasher = Hasher()
                 hasher.combine(epoch)
                 hasher.combine(postVersions[index])
-                hasher.combine(model.posts[index].slug)
-                for tag in model.postTags[index] { hasher.combine(model.tags[tag].name) }
+                hasher.combine(postSlugs[index])
+                for tag in model.postTags[index] { hasher.combine(tagNames[tag]) }
                 return hasher.finalize()
             }
         }
@@ -372,8 +375,8 @@ public final class IncrementalBuilder: @unchecked Sendable {
         try emit(indexes.searchIndex(cache: &searchCache, state: searchState) { index in
             var hasher = Hasher()
             hasher.combine(postVersions[index])
-            hasher.combine(model.posts[index].slug)
-            for tag in model.postTags[index] { hasher.combine(model.tags[tag].name) }
+            hasher.combine(postSlugs[index])
+            for tag in model.postTags[index] { hasher.combine(tagNames[tag]) }
             return hasher.finalize()
         })
         if sink != nil { searchState = SearchIndexState(); searchCache = [:] }
@@ -382,7 +385,13 @@ public final class IncrementalBuilder: @unchecked Sendable {
         // The sitemap lists every page: made again only when a listed path or date may have changed.
         var sitemapHasher = Hasher()
         sitemapHasher.combine(epoch)
-        for post in model.posts { sitemapHasher.combine(post.slug); sitemapHasher.combine(post.date); sitemapHasher.combine(post.updated) }
+        model.posts.withUnsafeBufferPointer { posts in
+            guard let base = posts.baseAddress else { return }
+            for index in 0..<posts.count {
+                let post = base + index
+                sitemapHasher.combine(postSlugs[index]); sitemapHasher.combine(post.pointee.date); sitemapHasher.combine(post.pointee.updated)
+            }
+        }
         for (index, page) in model.pages.enumerated() { sitemapHasher.combine(page.path); sitemapHasher.combine(pageVersions[index]) }
         for tag in model.tags { sitemapHasher.combine(tag.slug) }
         let sitemapKey = sitemapHasher.finalize()
@@ -426,12 +435,28 @@ struct Fingerprints {
     let postVersions: [Int]
     let pageVersions: [Int]
     let epoch: Int
+    /// Read once (subscripting `model.posts` copies a whole Post).
+    let sourcePaths: [String]
+    let slugs: [String]
+    let newestYear: Int
+    let tagCounts: [Int]
+
+    init(model: SiteModel, postVersions: [Int], pageVersions: [Int], epoch: Int) {
+        self.model = model
+        self.postVersions = postVersions
+        self.pageVersions = pageVersions
+        self.epoch = epoch
+        self.sourcePaths = postColumn(model.posts) { $0.pointee.sourcePath }
+        self.slugs = postColumn(model.posts) { $0.pointee.slug }
+        self.newestYear = model.posts.withUnsafeBufferPointer { $0.baseAddress?.pointee.date.civil.year ?? 0 }
+        self.tagCounts = model.tags.map(\.postIndices.count)
+    }
 
     func hashPosts(_ hasher: inout Hasher, _ indices: some Sequence<Int>) {
         for index in indices {
             hasher.combine(index)
             hasher.combine(postVersions[index])
-            for tag in model.postTags[index] { hasher.combine(model.tags[tag].postIndices.count) }
+            for tag in model.postTags[index] { hasher.combine(tagCounts[tag]) }
         }
     }
 
@@ -450,7 +475,7 @@ struct Fingerprints {
         var hasher = Hasher()
         hasher.combine(epoch)
         // Site-wide values every page shows (the copyright year is the newest post's).
-        hasher.combine(model.posts.first?.date.civil.year ?? 0)
+        hasher.combine(newestYear)
         let perPage = model.config.postsPerPage
         func slice(_ indices: [Int], _ page: Int) -> ArraySlice<Int> {
             let start = (page - 1) * perPage
@@ -461,11 +486,12 @@ struct Fingerprints {
         case .home(let page):
             key = "home:\(page)"
             hasher.combine(model.posts.count)
-            hashPosts(&hasher, slice(Array(model.posts.indices), page))
+            let start = (page - 1) * perPage
+            hashPosts(&hasher, start < model.posts.count ? start..<min(model.posts.count, start + perPage) : 0..<0)
         case .post(let index):
-            key = "post:" + model.posts[index].sourcePath
+            key = "post:" + sourcePaths[index]
             hashPosts(&hasher, [index])
-            hasher.combine(model.posts[index].slug)
+            hasher.combine(slugs[index])
             if index > 0 { hashPosts(&hasher, [index - 1]) } else { hasher.combine(-1) }
             if index + 1 < model.posts.count { hashPosts(&hasher, [index + 1]) } else { hasher.combine(-2) }
             hashPosts(&hasher, model.related[index])
