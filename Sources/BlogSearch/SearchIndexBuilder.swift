@@ -110,8 +110,7 @@ public enum SearchIndexBuilder {
     }
 }
 
-/// A term table (terms interned by their UTF-8 bytes and precomputed hashes, no String per term)
-/// and, during a full build, raw postings in document order. The hot structures live in manually
+/// A term table: terms interned by their UTF-8 bytes and precomputed hashes (no String per term). The hot structures live in manually
 /// managed memory: this code also runs in debug builds (the test suite indexes a 10,000-post
 /// archive), where array accessors are not inlined.
 struct AccumulatorState {
@@ -127,14 +126,6 @@ struct AccumulatorState {
     var table: UnsafeMutablePointer<Int32>
     var tableMask = 0
 
-    // All postings in document order.
-    var rawTerm: UnsafeMutablePointer<Int32>
-    var rawDoc: UnsafeMutablePointer<Int32>
-    var rawValue: UnsafeMutablePointer<Int32>
-    var rawResidues: UnsafeMutablePointer<UInt8>
-    var rawCount = 0
-    var rawCapacity = 0
-
     init() {
         termCapacity = 1 << 14
         hashes = .allocate(capacity: termCapacity)
@@ -146,17 +137,11 @@ struct AccumulatorState {
         table = .allocate(capacity: tableSize)
         table.initialize(repeating: -1, count: tableSize)
         tableMask = tableSize - 1
-        rawCapacity = 1 << 16
-        rawTerm = .allocate(capacity: rawCapacity)
-        rawDoc = .allocate(capacity: rawCapacity)
-        rawValue = .allocate(capacity: rawCapacity)
-        rawResidues = .allocate(capacity: rawCapacity)
     }
 
     mutating func free() {
         hashes.deallocate(); starts.deallocate()
         pool.deallocate(); table.deallocate()
-        rawTerm.deallocate(); rawDoc.deallocate(); rawValue.deallocate(); rawResidues.deallocate()
     }
 
     static func grown<T>(_ old: UnsafeMutablePointer<T>, count: Int, capacity: Int) -> UnsafeMutablePointer<T> {
@@ -219,53 +204,6 @@ struct AccumulatorState {
             table[index] = Int32(id)
             id += 1
         }
-    }
-
-    /// Appends the postings of the terms of one document for which `keep(hash)` is true.
-    mutating func add(_ analyzed: AnalyzedDocument, doc: Int32, keep: (UInt32) -> Bool) {
-        let count = analyzed.termEnds.count
-        if rawCount + count > rawCapacity {
-            var capacity = rawCapacity * 2
-            while rawCount + count > capacity { capacity *= 2 }
-            rawTerm = AccumulatorState.grown(rawTerm, count: rawCount, capacity: capacity)
-            rawDoc = AccumulatorState.grown(rawDoc, count: rawCount, capacity: capacity)
-            rawValue = AccumulatorState.grown(rawValue, count: rawCount, capacity: capacity)
-            rawResidues = AccumulatorState.grown(rawResidues, count: rawCount, capacity: capacity)
-            rawCapacity = capacity
-        }
-        analyzed.termBytes.withUnsafeBufferPointer { bytesBuffer in
-        analyzed.termEnds.withUnsafeBufferPointer { ends in
-        analyzed.termHashes.withUnsafeBufferPointer { hashBuffer in
-        analyzed.values.withUnsafeBufferPointer { values in
-        analyzed.residues.withUnsafeBufferPointer { residues in
-            guard count > 0, let bytes = bytesBuffer.baseAddress else { return }
-            var start = 0
-            var t = 0
-            var n = rawCount
-            while t < count {
-                let end = Int(ends[t])
-                let h = hashBuffer[t]
-                if keep(h) {
-                    rawTerm[n] = Int32(intern(bytes + start, end - start, h))
-                    rawDoc[n] = doc
-                    rawValue[n] = values[t]
-                    rawResidues[n] = residues[t]
-                    n += 1
-                }
-                start = end
-                t += 1
-            }
-            rawCount = n
-        }}}}}
-    }
-
-    /// Frees the raw postings (the term table stays).
-    mutating func releaseRaw() {
-        rawTerm.deallocate(); rawDoc.deallocate(); rawValue.deallocate(); rawResidues.deallocate()
-        rawCapacity = 1
-        rawCount = 0
-        rawTerm = .allocate(capacity: 1); rawDoc = .allocate(capacity: 1)
-        rawValue = .allocate(capacity: 1); rawResidues = .allocate(capacity: 1)
     }
 
     func string(_ id: Int) -> String {

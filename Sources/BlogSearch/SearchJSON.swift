@@ -101,6 +101,18 @@ enum PostingAlphabet {
         out.append(characters[v])
     }
 
+    /// The value of an alphabet character.
+    @inline(__always)
+    static func value(_ c: UInt8) -> Int {
+        switch c {
+        case 65...90: return Int(c) - 65
+        case 97...122: return Int(c) - 97 + 26
+        case 48...57: return Int(c) - 48 + 52
+        case 45: return 62
+        default: return 63
+        }
+    }
+
     static func appendDigit(_ value: Int, to out: inout [UInt8]) {
         out.append(characters[value & 63])
     }
