@@ -66,13 +66,8 @@ public final class IncrementalBuilder: @unchecked Sendable {
     /// The result of one build.
     public struct Result: Sendable {
         public var site: BuiltSite
-        /// Every output file by path.
-        public var files: [String: [UInt8]] {
-            var map: [String: [UInt8]] = [:]
-            map.reserveCapacity(site.files.count)
-            for file in site.files { map[file.path] = file.bytes }
-            return map
-        }
+        /// Every output file by path (kept between rebuilds and patched, not rebuilt).
+        public var files: [String: [UInt8]]
         /// Warnings of the files read in this build (a file that did not change is not reported again).
         public var warnings: [Diagnostic]
         /// How many pages were rendered (the rest were reused).
@@ -410,16 +405,74 @@ public final class IncrementalBuilder: @unchecked Sendable {
         if staticCache == nil || touches("static") || everything {
             staticCache = try SiteBuilder.staticFiles(options.siteDirectory)
         }
-        let generated = sink == nil ? Set(outputs.map(\.path)) : emitted
-        let clashes = staticCache!.filter { generated.contains($0.path) }
-        if !clashes.isEmpty {
-            throw DiagnosticList(clashes.map { .error("static/\($0.path) has the same path as a generated file; rename it", at: SourceLocation(file: "static/\($0.path)")) })
+        if !staticCache!.isEmpty {
+            let clashes: [OutputFile]
+            if sink == nil {
+                let staticPaths = Set(staticCache!.map(\.path))
+                let clashing = Set(outputs.lazy.map(\.path).filter { staticPaths.contains($0) })
+                clashes = staticCache!.filter { clashing.contains($0.path) }
+            } else {
+                clashes = staticCache!.filter { emitted.contains($0.path) }
+            }
+            if !clashes.isEmpty {
+                throw DiagnosticList(clashes.map { .error("static/\($0.path) has the same path as a generated file; rename it", at: SourceLocation(file: "static/\($0.path)")) })
+            }
         }
         try emit(staticCache!)
-        outputs.sort { $0.path < $1.path }
+        var fileMap: [String: [UInt8]] = [:]
+        if sink == nil {
+            sortOutputs(&outputs)
+            fileMap = patchFileMap(outputs)
+        }
         lap("static")
         let site = BuiltSite(files: outputs, model: model, warnings: warnings, timings: timings)
-        return Result(site: site, warnings: freshWarnings, renderedPages: renderedPages)
+        return Result(site: site, files: fileMap, warnings: freshWarnings, renderedPages: renderedPages)
+    }
+
+    /// The unsorted paths of the last build's outputs and the order that sorts them.
+    private var lastOutputPaths: [String] = []
+    private var lastOutputOrder: [Int] = []
+    /// The last build's outputs (sorted) and the same by path.
+    private var lastOutputs: [OutputFile] = []
+    private var lastFileMap: [String: [UInt8]] = [:]
+
+    /// Sorts by path, reusing the last order when the outputs come in the same sequence of paths
+    /// (the usual case in `blog serve`: an edit changes bytes, not which files there are).
+    private func sortOutputs(_ outputs: inout [OutputFile]) {
+        var same = outputs.count == lastOutputPaths.count
+        if same {
+            for index in outputs.indices where outputs[index].path != lastOutputPaths[index] { same = false; break }
+        }
+        if !same {
+            lastOutputPaths = outputs.map(\.path)
+            let paths = lastOutputPaths
+            lastOutputOrder = paths.indices.sorted { paths[$0] < paths[$1] }
+        }
+        let unsorted = outputs
+        outputs = lastOutputOrder.map { unsorted[$0] }
+    }
+
+    /// The outputs by path: the last build's map with the files whose bytes changed replaced.
+    private func patchFileMap(_ outputs: [OutputFile]) -> [String: [UInt8]] {
+        var map = lastFileMap
+        lastFileMap = [:]
+        var samePaths = outputs.count == lastOutputs.count
+        if samePaths {
+            for index in outputs.indices {
+                let new = outputs[index], old = lastOutputs[index]
+                if new.path != old.path { samePaths = false; break }
+                let shared = new.bytes.withUnsafeBufferPointer { a in old.bytes.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress } }
+                if !shared || new.bytes.count != old.bytes.count { map[new.path] = new.bytes }
+            }
+        }
+        if !samePaths {
+            map = [:]
+            map.reserveCapacity(outputs.count)
+            for file in outputs { map[file.path] = file.bytes }
+        }
+        lastOutputs = outputs
+        lastFileMap = map
+        return map
     }
 
     static func stamp(_ path: String) -> FileStamp? {

@@ -12,6 +12,7 @@ final class ServeEditSequenceTests: XCTestCase {
         let site = try Fixtures.copy("basic")
         let builder = IncrementalBuilder(options: BuildOptions(siteDirectory: site, now: Fixtures.now))
         _ = try builder.rebuild()
+        _ = try builder.rebuild(changed: [])
         let hello = "content/posts/2020-02-06-hello.md"
         let second = "content/posts/2020-03-01-second.md"
         func write(_ path: String, _ text: String) throws {
@@ -24,6 +25,11 @@ final class ServeEditSequenceTests: XCTestCase {
             XCTAssertEqual(result.site.paths, fresh.paths, step)
             for (a, b) in zip(result.site.files, fresh.files) where a.bytes != b.bytes {
                 XCTFail("\(step): \(a.path) differs from a fresh build")
+            }
+            // The map `blog serve` publishes is patched between rebuilds: it must hold exactly the files.
+            XCTAssertEqual(result.files.count, fresh.files.count, step)
+            for file in fresh.files where result.files[file.path] != file.bytes {
+                XCTFail("\(step): files[\(file.path)] differs from a fresh build")
             }
         }
         let original = try read(hello)
