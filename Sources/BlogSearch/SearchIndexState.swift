@@ -68,8 +68,10 @@ public final class SearchIndexState: @unchecked Sendable {
                 if !SearchIndexState.same(ordered[i], docs[i]) { changed.append(i) }
             }
         }
-        // Many changed documents: a full build is cheaper than patching.
+        // Many changed documents: a full build is cheaper than patching. Patched terms are kept
+        // decoded (about 2.5 times their encoded size): after many edits, a full build packs them again.
         if incremental && changed.count > max(64, ordered.count / 8) { incremental = false }
+        if incremental && partitions.reduce(0, { $0 + $1.overlayPostings }) > SearchIndexState.overlayLimit { incremental = false }
         lastUpdateWasIncremental = incremental
         if incremental {
             patch(ordered, changed: changed)
@@ -99,6 +101,9 @@ public final class SearchIndexState: @unchecked Sendable {
         lastInput = analyzed
         return lastOrder.map { analyzed[$0] }
     }
+
+    /// Postings held decoded by patched terms before a full build packs them again.
+    static let overlayLimit = 4_000_000
 
     static func same(_ a: AnalyzedDocument, _ b: AnalyzedDocument) -> Bool {
         a === b || a.termBytes == b.termBytes && a.values == b.values && a.residues == b.residues
@@ -448,6 +453,8 @@ final class TermPartition {
     var bufCapacity: UnsafeMutablePointer<Int32>
     var lastDoc: UnsafeMutablePointer<Int32>
     var overlay: [Int: TermPostings] = [:]
+    /// Postings held in `overlay`.
+    var overlayPostings = 0
     /// Per term: bytes of its shard entry (0 when it has no postings), flags.
     var entrySize: [Int32] = []
     var sortKey: [UInt64] = []
@@ -640,6 +647,7 @@ final class TermPartition {
     }
 
     private func store(_ l: Int, _ p: TermPostings) {
+        overlayPostings += p.docs.count - (overlay[l]?.docs.count ?? 0)
         overlay[l] = p
         if p.docs.isEmpty {
             entrySize[l] = 0
