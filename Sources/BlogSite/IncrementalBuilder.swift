@@ -50,6 +50,9 @@ public final class IncrementalBuilder: @unchecked Sendable {
     private var lastFiles: [ContentLoader.LoadedFile] = []
     private var lastPathIndex: [String: Int] = [:]
     private var outputCache: [String: CachedOutput] = [:]
+    /// The page and feed keys of the last build, in order (the cache holds exactly these).
+    private var lastPageKeys: [String] = []
+    private var lastFeedKeys: [String] = []
     private var staticCache: [OutputFile]?
     private var searchCache: [String: (key: Int, analyzed: AnalyzedDocument)] = [:]
     private var searchState = SearchIndexState()
@@ -253,7 +256,9 @@ public final class IncrementalBuilder: @unchecked Sendable {
                 needed = indices
             }
             let renderer = PageRenderer(model: model, theme: theme, summariesFor: needed)
-            var newOutputs: [String: CachedOutput] = [:]
+            // The cache is patched in place: entries are checked by fingerprint, so a page rendered
+            // for inputs that are still current is valid even if a later step of this build fails.
+            var keysChanged = false
             if sink != nil {
                 // Streaming: render in batches and hand each batch over at once.
                 var start = 0
@@ -264,15 +269,16 @@ public final class IncrementalBuilder: @unchecked Sendable {
                 }
             } else {
                 let rendered = try renderer.render(dirty.map { jobs[$0] })
-                newOutputs.reserveCapacity(jobKeys.count + model.tags.count + 1)
                 for (n, index) in dirty.enumerated() {
-                    newOutputs[jobKeys[index].key] = CachedOutput(fingerprint: jobKeys[index].fingerprint, files: [rendered[n]])
+                    outputCache[jobKeys[index].key] = CachedOutput(fingerprint: jobKeys[index].fingerprint, files: [rendered[n]])
                 }
                 outputs.reserveCapacity(jobs.count + model.tags.count * 2 + 64)
-                for entry in jobKeys {
-                    let cached = newOutputs[entry.key] ?? outputCache[entry.key]!
-                    newOutputs[entry.key] = cached
-                    outputs += cached.files
+                for entry in jobKeys { outputs += outputCache[entry.key]!.files }
+                var same = jobKeys.count == lastPageKeys.count
+                if same { for (index, entry) in jobKeys.enumerated() where entry.key != lastPageKeys[index] { same = false; break } }
+                if !same {
+                    lastPageKeys = jobKeys.map(\.key)
+                    keysChanged = true
                 }
             }
             jobKeys = []
@@ -302,16 +308,19 @@ public final class IncrementalBuilder: @unchecked Sendable {
                 }
             } else {
                 for (request, file) in zip(feedRequests, feeds.feeds(feedRequests)) {
-                    newOutputs[request.key] = CachedOutput(fingerprint: feedKeys[request.key]!, files: [file])
+                    outputCache[request.key] = CachedOutput(fingerprint: feedKeys[request.key]!, files: [file])
                 }
-                for key in ["feed:"] + model.tags.map({ "feed:" + $0.key }) {
-                    let entry = newOutputs[key] ?? outputCache[key]!
-                    newOutputs[key] = entry
-                    outputs += entry.files
+                let feedKeyList = ["feed:"] + model.tags.map({ "feed:" + $0.key })
+                for key in feedKeyList { outputs += outputCache[key]!.files }
+                if keysChanged || feedKeyList != lastFeedKeys {
+                    // Pages or feeds that no longer exist leave the cache (the outputs cached
+                    // after this point are kept; their fingerprints are checked there).
+                    var live = Set(lastPageKeys)
+                    live.formUnion(feedKeyList)
+                    live.formUnion(["json:tags", "json:posts", "sitemap"])
+                    outputCache = outputCache.filter { live.contains($0.key) }
+                    lastFeedKeys = feedKeyList
                 }
-                // Outputs cached after this point (their fingerprints are checked there).
-                for key in ["json:tags", "json:posts", "sitemap"] { newOutputs[key] = outputCache[key] }
-                outputCache = newOutputs
             }
             lap("feeds")
             renderedPages = dirty.count
