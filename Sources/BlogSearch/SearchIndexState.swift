@@ -440,7 +440,7 @@ final class TermPartition {
     /// Term table (interning).
     let state: UnsafeMutablePointer<AccumulatorState>
     /// Base postings (from the last full build), already encoded: term t's posting string is
-    /// `arena[bufStart[t] ..< bufStart[t] + bufLength[t]]`. A full build appends each posting to
+    /// `arena[buffers[t].start ..< buffers[t].start + buffers[t].length]`. A full build appends each posting to
     /// its term's buffer as it goes (a buffer that fills up moves to the end of the arena with
     /// twice the room), so postings are never grouped or encoded in a separate pass.
     var baseTermCount = 0
@@ -448,10 +448,14 @@ final class TermPartition {
     var arenaCount = 0
     var arenaCapacity: Int
     var termSlots = 0
-    var bufStart: UnsafeMutablePointer<Int>
-    var bufLength: UnsafeMutablePointer<Int32>
-    var bufCapacity: UnsafeMutablePointer<Int32>
-    var lastDoc: UnsafeMutablePointer<Int32>
+    /// Per term, in one place (one cache line touched per posting added).
+    struct Buffer {
+        var start: Int
+        var length: Int32
+        var capacity: Int32
+        var lastDoc: Int32
+    }
+    var buffers: UnsafeMutablePointer<Buffer>
     var overlay: [Int: TermPostings] = [:]
     /// Postings held in `overlay`.
     var overlayPostings = 0
@@ -469,10 +473,7 @@ final class TermPartition {
         arenaCapacity = 1 << 16
         arena = .allocate(capacity: arenaCapacity)
         termSlots = 1 << 12
-        bufStart = .allocate(capacity: termSlots)
-        bufLength = .allocate(capacity: termSlots)
-        bufCapacity = .allocate(capacity: termSlots)
-        lastDoc = .allocate(capacity: termSlots)
+        buffers = .allocate(capacity: termSlots)
     }
 
     deinit {
@@ -480,7 +481,7 @@ final class TermPartition {
         state.deinitialize(count: 1)
         state.deallocate()
         arena.deallocate()
-        bufStart.deallocate(); bufLength.deallocate(); bufCapacity.deallocate(); lastDoc.deallocate()
+        buffers.deallocate()
     }
 
     @inline(__always)
@@ -515,18 +516,19 @@ final class TermPartition {
                     let id = state.pointee.intern(bytes + start, end - start, h)
                     if id >= baseTermCount { newTerm(id) }
                     // A posting takes at most 7 + 5 + 1 characters.
-                    if Int(bufLength[id]) + 13 > Int(bufCapacity[id]) { growBuffer(id) }
-                    var out = arena + bufStart[id] + Int(bufLength[id])
+                    if Int(buffers[id].length) + 13 > Int(buffers[id].capacity) { growBuffer(id) }
+                    let buffer = buffers + id
+                    var out = arena + buffer.pointee.start + Int(buffer.pointee.length)
                     let begin = out
-                    var v = Int(doc - lastDoc[id] - 1)
+                    var v = Int(doc - buffer.pointee.lastDoc - 1)
                     while v >= 32 { out.pointee = alphabet[32 | (v & 31)]; out += 1; v >>= 5 }
                     out.pointee = alphabet[v]; out += 1
                     v = Int(values[t])
                     while v >= 32 { out.pointee = alphabet[32 | (v & 31)]; out += 1; v >>= 5 }
                     out.pointee = alphabet[v]; out += 1
                     out.pointee = alphabet[Int(residues[t]) & 63]; out += 1
-                    bufLength[id] += Int32(out - begin)
-                    lastDoc[id] = doc
+                    buffer.pointee.length += Int32(out - begin)
+                    buffer.pointee.lastDoc = doc
                 }
                 start = end
             }
@@ -538,32 +540,26 @@ final class TermPartition {
         if id >= termSlots {
             var slots = termSlots * 2
             while id >= slots { slots *= 2 }
-            bufStart = AccumulatorState.grown(bufStart, count: termSlots, capacity: slots)
-            bufLength = AccumulatorState.grown(bufLength, count: termSlots, capacity: slots)
-            bufCapacity = AccumulatorState.grown(bufCapacity, count: termSlots, capacity: slots)
-            lastDoc = AccumulatorState.grown(lastDoc, count: termSlots, capacity: slots)
+            buffers = AccumulatorState.grown(buffers, count: termSlots, capacity: slots)
             termSlots = slots
         }
-        bufStart[id] = arenaCount
-        bufLength[id] = 0
-        bufCapacity[id] = 0
-        lastDoc[id] = -1
+        (buffers + id).initialize(to: Buffer(start: arenaCount, length: 0, capacity: 0, lastDoc: -1))
         baseTermCount = id + 1
     }
 
     /// Moves a term's buffer to the end of the arena with twice the room.
     private func growBuffer(_ id: Int) {
-        let capacity = max(32, Int(bufCapacity[id]) * 2)
+        let capacity = max(32, Int(buffers[id].capacity) * 2)
         if arenaCount + capacity > arenaCapacity {
             var size = arenaCapacity * 2
             while arenaCount + capacity > size { size *= 2 }
             arena = AccumulatorState.grown(arena, count: arenaCount, capacity: size)
             arenaCapacity = size
         }
-        let length = Int(bufLength[id])
-        if length > 0 { (arena + arenaCount).update(from: arena + bufStart[id], count: length) }
-        bufStart[id] = arenaCount
-        bufCapacity[id] = Int32(capacity)
+        let length = Int(buffers[id].length)
+        if length > 0 { (arena + arenaCount).update(from: arena + buffers[id].start, count: length) }
+        buffers[id].start = arenaCount
+        buffers[id].capacity = Int32(capacity)
         arenaCount += capacity
     }
 
@@ -575,7 +571,7 @@ final class TermPartition {
         inSorted = [UInt8](repeating: 0, count: termCount)
         dirty = [UInt8](repeating: 0, count: termCount)
         for t in 0..<termCount {
-            entrySize[t] = Int32(TermPartition.termJSONLength(state.pointee, t) + Int(bufLength[t]) + 9)
+            entrySize[t] = Int32(TermPartition.termJSONLength(state.pointee, t) + Int(buffers[t].length) + 9)
             sortKey[t] = key(t)
         }
         sortedLocal = state.pointee.sortedTermOrder()
@@ -604,8 +600,8 @@ final class TermPartition {
         if let o = overlay[l] { return o }
         guard l < baseTermCount else { return TermPostings() }
         var p = TermPostings()
-        var i = bufStart[l]
-        let end = i + Int(bufLength[l])
+        var i = buffers[l].start
+        let end = i + Int(buffers[l].length)
         var doc: Int32 = -1
         func varint() -> Int {
             var value = 0, shift = 0
@@ -715,7 +711,7 @@ final class TermPartition {
             return
         }
         guard l < baseTermCount else { return }
-        out.append(contentsOf: UnsafeBufferPointer(start: arena + bufStart[l], count: Int(bufLength[l])))
+        out.append(contentsOf: UnsafeBufferPointer(start: arena + buffers[l].start, count: Int(buffers[l].length)))
     }
 
     static func encode(_ docs: UnsafePointer<Int32>, _ values: UnsafePointer<Int32>, _ residues: UnsafePointer<UInt8>, _ count: Int,
