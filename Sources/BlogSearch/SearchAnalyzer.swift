@@ -3,7 +3,9 @@ import Foundation
 /// One document's index terms with their per-document postings data, computed without looking at
 /// any other document. `SearchIndexBuilder.analyze` makes one; `SearchIndexBuilder.build(analyzed:)`
 /// merges many into the index. `blog serve` keeps them per post and re-analyzes only a changed post.
-public struct AnalyzedDocument: Sendable {
+/// A class: an archive's worth of them is copied around (cached, ordered, compared) on every
+/// rebuild of `blog serve`, and a reference is one retain where the struct was a dozen.
+public final class AnalyzedDocument: Sendable {
     /// The document itself (its store record and its place in the newest-first order).
     public let document: SearchDocument
     /// Positions per field (title, tags, headings, body, code), as averaged in meta.json.
@@ -20,6 +22,17 @@ public struct AnalyzedDocument: Sendable {
 
     /// Number of distinct terms.
     public var termCount: Int { termEnds.count }
+
+    init(document: SearchDocument, fieldLengths: [Int], termBytes: [UInt8], termEnds: [Int32], termHashes: [UInt32],
+         values: [Int32], residues: [UInt8]) {
+        self.document = document
+        self.fieldLengths = fieldLengths
+        self.termBytes = termBytes
+        self.termEnds = termEnds
+        self.termHashes = termHashes
+        self.values = values
+        self.residues = residues
+    }
 }
 
 /// A fast hash of short byte strings. For n ≤ 8 the 64-bit value is a bijection of the bytes

@@ -101,29 +101,19 @@ enum PostingAlphabet {
         out.append(characters[v])
     }
 
+    /// The value of an alphabet character.
+    @inline(__always)
+    static func value(_ c: UInt8) -> Int {
+        switch c {
+        case 65...90: return Int(c) - 65
+        case 97...122: return Int(c) - 97 + 26
+        case 48...57: return Int(c) - 48 + 52
+        case 45: return 62
+        default: return 63
+        }
+    }
+
     static func appendDigit(_ value: Int, to out: inout [UInt8]) {
         out.append(characters[value & 63])
-    }
-}
-
-/// FNV-1a, 32 bit: a short, stable content hash for cache busting.
-struct FNV1a {
-    var hash: UInt32 = 0x811C9DC5
-    mutating func add(_ bytes: [UInt8]) {
-        var h = hash
-        bytes.withUnsafeBufferPointer { buffer in
-            guard let p = buffer.baseAddress else { return }
-            var i = 0
-            let n = buffer.count
-            while i < n {
-                h = (h ^ UInt32(p[i])) &* 0x01000193
-                i += 1
-            }
-        }
-        hash = h
-    }
-    var hex: String {
-        let s = String(hash, radix: 16)
-        return String(repeating: "0", count: 8 - s.count) + s
     }
 }

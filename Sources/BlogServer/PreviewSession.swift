@@ -21,7 +21,7 @@ public final class PreviewSession: @unchecked Sendable {
     ///     returns the complete new snapshot; throws on content errors.
     ///   - formatError: turns a thrown error into overlay lines (`file:line: message`).
     ///   - console: receives one line per rebuild ("rebuilt in 42 ms, 3 files changed") and errors.
-    public init(watching roots: [String], store: SiteStore, debounce: Double = 0.05,
+    public init(watching roots: [String], store: SiteStore, debounce: Double = 0.02,
                 console: Console? = nil,
                 formatError: @escaping (Error) -> [String] = PreviewSession.errorLines,
                 rebuild: @escaping Rebuild) {

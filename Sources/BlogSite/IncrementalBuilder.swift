@@ -23,11 +23,17 @@ public final class IncrementalBuilder: @unchecked Sendable {
         var inode: UInt64
     }
 
-    struct CachedFile {
-        var stamp: FileStamp
-        var file: ContentLoader.LoadedFile
+    /// A class: the cache is read for every post on every rebuild, and copying a reference is one retain.
+    final class CachedFile {
+        let stamp: FileStamp
+        let file: ContentLoader.LoadedFile
         /// Changes every time the file is (re)loaded.
-        var version: Int
+        let version: Int
+        init(stamp: FileStamp, file: ContentLoader.LoadedFile, version: Int) {
+            self.stamp = stamp
+            self.file = file
+            self.version = version
+        }
     }
 
     struct CachedOutput {
@@ -38,9 +44,20 @@ public final class IncrementalBuilder: @unchecked Sendable {
     private var config: SiteConfig?
     private var theme: Theme?
     private var contentCache: [String: CachedFile] = [:]
+    /// The content files of the last good build (sorted relative paths), their loaded files and
+    /// each path's index.
+    private var lastPaths: [String] = []
+    private var lastFiles: [ContentLoader.LoadedFile] = []
+    private var lastPathIndex: [String: Int] = [:]
     private var outputCache: [String: CachedOutput] = [:]
+    /// The page and feed keys of the last build, in order (the cache holds exactly these).
+    private var lastPageKeys: [String] = []
+    private var lastFeedKeys: [String] = []
     private var staticCache: [OutputFile]?
     private var searchCache: [String: (key: Int, analyzed: AnalyzedDocument)] = [:]
+    private var searchState = SearchIndexState()
+    /// Each post's object in posts.json, by source path.
+    private var postObjectCache: [String: (key: Int, bytes: [UInt8])] = [:]
     private var lastModel: SiteModel?
     private var nextVersion = 1
     private var epoch = 0
@@ -52,13 +69,8 @@ public final class IncrementalBuilder: @unchecked Sendable {
     /// The result of one build.
     public struct Result: Sendable {
         public var site: BuiltSite
-        /// Every output file by path.
-        public var files: [String: [UInt8]] {
-            var map: [String: [UInt8]] = [:]
-            map.reserveCapacity(site.files.count)
-            for file in site.files { map[file.path] = file.bytes }
-            return map
-        }
+        /// Every output file by path (kept between rebuilds and patched, not rebuilt).
+        public var files: [String: [UInt8]]
         /// Warnings of the files read in this build (a file that did not change is not reported again).
         public var warnings: [Diagnostic]
         /// How many pages were rendered (the rest were reused).
@@ -128,59 +140,89 @@ public final class IncrementalBuilder: @unchecked Sendable {
             var info = stat()
             return stat(path, &info) != 0 || (info.st_mode & S_IFMT) == S_IFREG
         }
-        let paths: [String]
-        var stamps: [FileStamp?]
+        // Only stale files (new, or whose stamp changed) are loaded; the cache, the sorted path list
+        // and the list of loaded files are patched in place, so a rebuild after one edit costs
+        // little per unchanged file.
+        var paths: [String]
+        var stale: [(path: String, stamp: FileStamp?)] = []
+        var sameList = false
         if onlyMarkdown {
-            var set = Set(contentCache.keys)
+            var added: [String] = []
+            var removed: [String] = []
+            var touched: [String] = []
             for path in changed where path.hasPrefix(contentPrefix) {
                 let relative = String(path.dropFirst(root.count + 1))
                 if relative.split(separator: "/").contains(where: { $0.hasPrefix(".") }) { continue }
-                if FileManager.default.fileExists(atPath: path) { set.insert(relative) } else { set.remove(relative) }
+                let exists = FileManager.default.fileExists(atPath: path)
+                let known = contentCache[relative] != nil
+                if exists { touched.append(relative) }
+                if exists && !known { added.append(relative) }
+                if !exists && known { removed.append(relative) }
             }
-            paths = set.sorted()
-            stamps = paths.map { path in
-                changed.contains(root + "/" + path) ? IncrementalBuilder.stamp(root + "/" + path) : contentCache[path]?.stamp
+            if added.isEmpty && removed.isEmpty && lastPaths.count == contentCache.count {
+                paths = lastPaths
+                sameList = true
+            } else {
+                var set = Set(contentCache.keys)
+                set.formUnion(added)
+                set.subtract(removed)
+                paths = set.sorted()
+            }
+            for relative in touched.sorted() {
+                let stamp = IncrementalBuilder.stamp(root + "/" + relative)
+                if let cached = contentCache[relative], let stamp, cached.stamp == stamp { continue }
+                stale.append((relative, stamp))
             }
         } else {
             paths = loader.markdownFiles()
-            stamps = [FileStamp?](repeating: nil, count: paths.count)
+            var stamps = [FileStamp?](repeating: nil, count: paths.count)
             stamps.withUnsafeMutableBufferPointer { buffer in
                 let out = buffer
-                DispatchQueue.concurrentPerform(iterations: paths.count) { index in
-                    out[index] = IncrementalBuilder.stamp(root + "/" + paths[index])
+                let list = paths
+                DispatchQueue.concurrentPerform(iterations: list.count) { index in
+                    out[index] = IncrementalBuilder.stamp(root + "/" + list[index])
                 }
             }
-        }
-        var stale: [String] = []
-        for (index, path) in paths.enumerated() {
-            if let cached = contentCache[path], let stamp = stamps[index], cached.stamp == stamp { continue }
-            stale.append(path)
-        }
-        var reloaded = loader.loadFiles(stale)
-        var newCache: [String: CachedFile] = [:]
-        newCache.reserveCapacity(paths.count)
-        var staleIndex = 0
-        for (index, path) in paths.enumerated() {
-            if staleIndex < stale.count && stale[staleIndex] == path {
-                newCache[path] = CachedFile(stamp: stamps[index] ?? FileStamp(size: -1, mtime: 0, mtimeNanos: 0, inode: 0),
-                                            file: reloaded[staleIndex], version: nextVersion)
-                nextVersion += 1
-                staleIndex += 1
-            } else {
-                newCache[path] = contentCache[path]
+            for (index, path) in paths.enumerated() {
+                if let cached = contentCache[path], let stamp = stamps[index], cached.stamp == stamp { continue }
+                stale.append((path, stamps[index]))
             }
+            sameList = paths == lastPaths && lastPaths.count == contentCache.count
         }
-        // Errors are reported before the cache changes, so a fix is noticed even if the stamp repeats.
-        var files = paths.map { newCache[$0]!.file }
+        var reloaded = loader.loadFiles(stale.map(\.path))
+        for (n, entry) in stale.enumerated() {
+            contentCache[entry.path] = CachedFile(stamp: entry.stamp ?? FileStamp(size: -1, mtime: 0, mtimeNanos: 0, inode: 0),
+                                                  file: reloaded[n], version: nextVersion)
+            nextVersion += 1
+        }
+        var files: [ContentLoader.LoadedFile]
+        if sameList && lastFiles.count == paths.count {
+            files = lastFiles
+            lastFiles = []
+            for (n, entry) in stale.enumerated() {
+                if let index = lastPathIndex[entry.path] { files[index] = reloaded[n] }
+            }
+        } else {
+            if contentCache.count != paths.count {
+                let live = Set(paths)
+                contentCache = contentCache.filter { live.contains($0.key) }
+            }
+            files = paths.map { contentCache[$0]!.file }
+            lastPathIndex = Dictionary(uniqueKeysWithValues: paths.enumerated().map { ($0.element, $0.offset) })
+        }
+        // Errors are reported before the cache keeps them, so a fix is noticed even if the stamp repeats.
         var content: ContentSet
         do {
             content = try loader.collect(files)
         } catch {
             // Keep good files cached; drop the broken ones so they are re-read next time.
-            contentCache = newCache.filter { !$0.value.file.diagnostics.contains { $0.severity == .error } }
+            contentCache = contentCache.filter { !$0.value.file.diagnostics.contains { $0.severity == .error } }
+            lastPaths = []
+            lastFiles = []
             throw error
         }
-        contentCache = newCache
+        lastPaths = paths
+        lastFiles = files
         let warnings = content.warnings
         let freshWarnings = reloaded.flatMap(\.diagnostics)
         lap("content")
@@ -191,7 +233,8 @@ public final class IncrementalBuilder: @unchecked Sendable {
         lastModel = model
         lap("assemble")
 
-        let postVersions = model.posts.map { contentCache[$0.sourcePath]?.version ?? 0 }
+        let postVersions = postColumn(model.posts) { contentCache[$0.pointee.sourcePath]?.version ?? 0 }
+        let postSlugs = postColumn(model.posts) { $0.pointee.slug }
         let pageVersions = model.pages.map { contentCache[$0.sourcePath]?.version ?? 0 }
         // Pages and feeds, in a scope of their own: the renderer and feed writer hold the model with
         // every post's HTML, and let go of it when the scope ends.
@@ -213,7 +256,9 @@ public final class IncrementalBuilder: @unchecked Sendable {
                 needed = indices
             }
             let renderer = PageRenderer(model: model, theme: theme, summariesFor: needed)
-            var newOutputs: [String: CachedOutput] = [:]
+            // The cache is patched in place: entries are checked by fingerprint, so a page rendered
+            // for inputs that are still current is valid even if a later step of this build fails.
+            var keysChanged = false
             if sink != nil {
                 // Streaming: render in batches and hand each batch over at once.
                 var start = 0
@@ -224,15 +269,16 @@ public final class IncrementalBuilder: @unchecked Sendable {
                 }
             } else {
                 let rendered = try renderer.render(dirty.map { jobs[$0] })
-                newOutputs.reserveCapacity(jobKeys.count + model.tags.count + 1)
                 for (n, index) in dirty.enumerated() {
-                    newOutputs[jobKeys[index].key] = CachedOutput(fingerprint: jobKeys[index].fingerprint, files: [rendered[n]])
+                    outputCache[jobKeys[index].key] = CachedOutput(fingerprint: jobKeys[index].fingerprint, files: [rendered[n]])
                 }
                 outputs.reserveCapacity(jobs.count + model.tags.count * 2 + 64)
-                for entry in jobKeys {
-                    let cached = newOutputs[entry.key] ?? outputCache[entry.key]!
-                    newOutputs[entry.key] = cached
-                    outputs += cached.files
+                for entry in jobKeys { outputs += outputCache[entry.key]!.files }
+                var same = jobKeys.count == lastPageKeys.count
+                if same { for (index, entry) in jobKeys.enumerated() where entry.key != lastPageKeys[index] { same = false; break } }
+                if !same {
+                    lastPageKeys = jobKeys.map(\.key)
+                    keysChanged = true
                 }
             }
             jobKeys = []
@@ -262,14 +308,19 @@ public final class IncrementalBuilder: @unchecked Sendable {
                 }
             } else {
                 for (request, file) in zip(feedRequests, feeds.feeds(feedRequests)) {
-                    newOutputs[request.key] = CachedOutput(fingerprint: feedKeys[request.key]!, files: [file])
+                    outputCache[request.key] = CachedOutput(fingerprint: feedKeys[request.key]!, files: [file])
                 }
-                for key in ["feed:"] + model.tags.map({ "feed:" + $0.key }) {
-                    let entry = newOutputs[key] ?? outputCache[key]!
-                    newOutputs[key] = entry
-                    outputs += entry.files
+                let feedKeyList = ["feed:"] + model.tags.map({ "feed:" + $0.key })
+                for key in feedKeyList { outputs += outputCache[key]!.files }
+                if keysChanged || feedKeyList != lastFeedKeys {
+                    // Pages or feeds that no longer exist leave the cache (the outputs cached
+                    // after this point are kept; their fingerprints are checked there).
+                    var live = Set(lastPageKeys)
+                    live.formUnion(feedKeyList)
+                    live.formUnion(["json:tags", "json:posts", "sitemap"])
+                    outputCache = outputCache.filter { live.contains($0.key) }
+                    lastFeedKeys = feedKeyList
                 }
-                outputCache = newOutputs
             }
             lap("feeds")
             renderedPages = dirty.count
@@ -280,9 +331,11 @@ public final class IncrementalBuilder: @unchecked Sendable {
             // remaining allocation), which keeps the peak memory of a large build down.
             contentCache = [:]
             lastModel = nil
-            newCache = [:]
             reloaded = []
             files = []
+            lastPaths = []
+            lastFiles = []
+            lastPathIndex = [:]
             content = ContentSet(posts: [], pages: [], warnings: [])
             for index in model.posts.indices { model.posts[index].content.html = "" }
             for index in model.pages.indices { model.pages[index].content.html = "" }
@@ -292,35 +345,71 @@ public final class IncrementalBuilder: @unchecked Sendable {
         }
         let indexes = IndexWriter(model: model, urls: urls)
         // tags.json and posts.json: rebuilt only when what they list changed.
+        let postIDs = postColumn(model.posts) { $0.pointee.id }
+        let tagNames = model.tags.map(\.name)
         var tagsHasher = Hasher()
         tagsHasher.combine(epoch)
         for tag in model.tags {
             tagsHasher.combine(tag.name)
             tagsHasher.combine(tag.slug)
-            for index in tag.postIndices { tagsHasher.combine(model.posts[index].id) }
+            for index in tag.postIndices { tagsHasher.combine(postIDs[index]) }
         }
         var postsHasher = Hasher()
         postsHasher.combine(epoch)
         for (index, version) in postVersions.enumerated() {
             postsHasher.combine(version)
-            for tag in model.postTags[index] { postsHasher.combine(model.tags[tag].name) }
+            for tag in model.postTags[index] { postsHasher.combine(tagNames[tag]) }
         }
-        for (key, fingerprint, make) in [("json:tags", tagsHasher.finalize(), indexes.tagsJSON), ("json:posts", postsHasher.finalize(), indexes.postsJSON)] {
+        func postsJSON() -> OutputFile {
+            if sink != nil { return indexes.postsJSON() }
+            return indexes.postsJSON(cache: &postObjectCache) { index in
+                var hasher = Hasher()
+                hasher.combine(epoch)
+                hasher.combine(postVersions[index])
+                hasher.combine(postSlugs[index])
+                for tag in model.postTags[index] { hasher.combine(tagNames[tag]) }
+                return hasher.finalize()
+            }
+        }
+        for (key, fingerprint, make) in [("json:tags", tagsHasher.finalize(), indexes.tagsJSON), ("json:posts", postsHasher.finalize(), postsJSON)] {
             let entry = outputCache[key]?.fingerprint == fingerprint ? outputCache[key]! : CachedOutput(fingerprint: fingerprint, files: [make()])
             if sink == nil { outputCache[key] = entry }
             try emit(entry.files)
         }
         lap("json")
-        try emit(indexes.searchIndex(cache: &searchCache) { index in
+        // A streaming (one-shot) build keeps nothing for a next build.
+        if sink != nil { searchState = SearchIndexState() }
+        try emit(indexes.searchIndex(cache: &searchCache, state: searchState) { index in
             var hasher = Hasher()
             hasher.combine(postVersions[index])
-            hasher.combine(model.posts[index].slug)
-            for tag in model.postTags[index] { hasher.combine(model.tags[tag].name) }
+            hasher.combine(postSlugs[index])
+            for tag in model.postTags[index] { hasher.combine(tagNames[tag]) }
             return hasher.finalize()
         })
+        if sink != nil { searchState = SearchIndexState(); searchCache = [:] }
         lap("search")
         let sitemaps = FeedWriter(model: model, urls: urls)
-        try emit(sitemaps.sitemap(pagePaths: SiteBuilder.sitemapPaths(model: model, urls: urls))
+        // The sitemap lists every page: made again only when a listed path or date may have changed.
+        var sitemapHasher = Hasher()
+        sitemapHasher.combine(epoch)
+        model.posts.withUnsafeBufferPointer { posts in
+            guard let base = posts.baseAddress else { return }
+            for index in 0..<posts.count {
+                let post = base + index
+                sitemapHasher.combine(postSlugs[index]); sitemapHasher.combine(post.pointee.date); sitemapHasher.combine(post.pointee.updated)
+            }
+        }
+        for (index, page) in model.pages.enumerated() { sitemapHasher.combine(page.path); sitemapHasher.combine(pageVersions[index]) }
+        for tag in model.tags { sitemapHasher.combine(tag.slug) }
+        let sitemapKey = sitemapHasher.finalize()
+        let sitemapFiles: [OutputFile]
+        if sink == nil, let cached = outputCache["sitemap"], cached.fingerprint == sitemapKey {
+            sitemapFiles = cached.files
+        } else {
+            sitemapFiles = sitemaps.sitemap(pagePaths: SiteBuilder.sitemapPaths(model: model, urls: urls))
+            if sink == nil { outputCache["sitemap"] = CachedOutput(fingerprint: sitemapKey, files: sitemapFiles) }
+        }
+        try emit(sitemapFiles
                  + [sitemaps.robots(), OutputFile(path: ".nojekyll", bytes: [])]
                  + theme.assets.map { OutputFile(path: $0.path, bytes: $0.bytes) })
         lap("sitemap")
@@ -328,16 +417,74 @@ public final class IncrementalBuilder: @unchecked Sendable {
         if staticCache == nil || touches("static") || everything {
             staticCache = try SiteBuilder.staticFiles(options.siteDirectory)
         }
-        let generated = sink == nil ? Set(outputs.map(\.path)) : emitted
-        let clashes = staticCache!.filter { generated.contains($0.path) }
-        if !clashes.isEmpty {
-            throw DiagnosticList(clashes.map { .error("static/\($0.path) has the same path as a generated file; rename it", at: SourceLocation(file: "static/\($0.path)")) })
+        if !staticCache!.isEmpty {
+            let clashes: [OutputFile]
+            if sink == nil {
+                let staticPaths = Set(staticCache!.map(\.path))
+                let clashing = Set(outputs.lazy.map(\.path).filter { staticPaths.contains($0) })
+                clashes = staticCache!.filter { clashing.contains($0.path) }
+            } else {
+                clashes = staticCache!.filter { emitted.contains($0.path) }
+            }
+            if !clashes.isEmpty {
+                throw DiagnosticList(clashes.map { .error("static/\($0.path) has the same path as a generated file; rename it", at: SourceLocation(file: "static/\($0.path)")) })
+            }
         }
         try emit(staticCache!)
-        outputs.sort { $0.path < $1.path }
+        var fileMap: [String: [UInt8]] = [:]
+        if sink == nil {
+            sortOutputs(&outputs)
+            fileMap = patchFileMap(outputs)
+        }
         lap("static")
         let site = BuiltSite(files: outputs, model: model, warnings: warnings, timings: timings)
-        return Result(site: site, warnings: freshWarnings, renderedPages: renderedPages)
+        return Result(site: site, files: fileMap, warnings: freshWarnings, renderedPages: renderedPages)
+    }
+
+    /// The unsorted paths of the last build's outputs and the order that sorts them.
+    private var lastOutputPaths: [String] = []
+    private var lastOutputOrder: [Int] = []
+    /// The last build's outputs (sorted) and the same by path.
+    private var lastOutputs: [OutputFile] = []
+    private var lastFileMap: [String: [UInt8]] = [:]
+
+    /// Sorts by path, reusing the last order when the outputs come in the same sequence of paths
+    /// (the usual case in `blog serve`: an edit changes bytes, not which files there are).
+    private func sortOutputs(_ outputs: inout [OutputFile]) {
+        var same = outputs.count == lastOutputPaths.count
+        if same {
+            for index in outputs.indices where outputs[index].path != lastOutputPaths[index] { same = false; break }
+        }
+        if !same {
+            lastOutputPaths = outputs.map(\.path)
+            let paths = lastOutputPaths
+            lastOutputOrder = paths.indices.sorted { paths[$0] < paths[$1] }
+        }
+        let unsorted = outputs
+        outputs = lastOutputOrder.map { unsorted[$0] }
+    }
+
+    /// The outputs by path: the last build's map with the files whose bytes changed replaced.
+    private func patchFileMap(_ outputs: [OutputFile]) -> [String: [UInt8]] {
+        var map = lastFileMap
+        lastFileMap = [:]
+        var samePaths = outputs.count == lastOutputs.count
+        if samePaths {
+            for index in outputs.indices {
+                let new = outputs[index], old = lastOutputs[index]
+                if new.path != old.path { samePaths = false; break }
+                let shared = new.bytes.withUnsafeBufferPointer { a in old.bytes.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress } }
+                if !shared || new.bytes.count != old.bytes.count { map[new.path] = new.bytes }
+            }
+        }
+        if !samePaths {
+            map = [:]
+            map.reserveCapacity(outputs.count)
+            for file in outputs { map[file.path] = file.bytes }
+        }
+        lastOutputs = outputs
+        lastFileMap = map
+        return map
     }
 
     static func stamp(_ path: String) -> FileStamp? {
@@ -353,12 +500,28 @@ struct Fingerprints {
     let postVersions: [Int]
     let pageVersions: [Int]
     let epoch: Int
+    /// Read once (subscripting `model.posts` copies a whole Post).
+    let sourcePaths: [String]
+    let slugs: [String]
+    let newestYear: Int
+    let tagCounts: [Int]
+
+    init(model: SiteModel, postVersions: [Int], pageVersions: [Int], epoch: Int) {
+        self.model = model
+        self.postVersions = postVersions
+        self.pageVersions = pageVersions
+        self.epoch = epoch
+        self.sourcePaths = postColumn(model.posts) { $0.pointee.sourcePath }
+        self.slugs = postColumn(model.posts) { $0.pointee.slug }
+        self.newestYear = model.posts.withUnsafeBufferPointer { $0.baseAddress?.pointee.date.civil.year ?? 0 }
+        self.tagCounts = model.tags.map(\.postIndices.count)
+    }
 
     func hashPosts(_ hasher: inout Hasher, _ indices: some Sequence<Int>) {
         for index in indices {
             hasher.combine(index)
             hasher.combine(postVersions[index])
-            for tag in model.postTags[index] { hasher.combine(model.tags[tag].postIndices.count) }
+            for tag in model.postTags[index] { hasher.combine(tagCounts[tag]) }
         }
     }
 
@@ -377,7 +540,7 @@ struct Fingerprints {
         var hasher = Hasher()
         hasher.combine(epoch)
         // Site-wide values every page shows (the copyright year is the newest post's).
-        hasher.combine(model.posts.first?.date.civil.year ?? 0)
+        hasher.combine(newestYear)
         let perPage = model.config.postsPerPage
         func slice(_ indices: [Int], _ page: Int) -> ArraySlice<Int> {
             let start = (page - 1) * perPage
@@ -388,11 +551,12 @@ struct Fingerprints {
         case .home(let page):
             key = "home:\(page)"
             hasher.combine(model.posts.count)
-            hashPosts(&hasher, slice(Array(model.posts.indices), page))
+            let start = (page - 1) * perPage
+            hashPosts(&hasher, start < model.posts.count ? start..<min(model.posts.count, start + perPage) : 0..<0)
         case .post(let index):
-            key = "post:" + model.posts[index].sourcePath
+            key = "post:" + sourcePaths[index]
             hashPosts(&hasher, [index])
-            hasher.combine(model.posts[index].slug)
+            hasher.combine(slugs[index])
             if index > 0 { hashPosts(&hasher, [index - 1]) } else { hasher.combine(-1) }
             if index + 1 < model.posts.count { hashPosts(&hasher, [index + 1]) } else { hasher.combine(-2) }
             hashPosts(&hasher, model.related[index])

@@ -565,8 +565,43 @@ func benchSearch(_ args: Arguments) {
     for c in costs {
         say(String(format: "  %-22@ %5d hits  %2d files  %8.1f KB fetched", c.query as NSString, c.hits, c.files.count, Double(c.bytes) / 1e3))
     }
+    // Index build times: analysis (tokenizing every post, all cores), the merge into files (a full
+    // build, all cores) and a `blog serve`-style update after appending a line to one post.
+    let documents = site.model.posts.map { post in
+        SearchDocument(id: post.id, title: post.title, url: "/posts/\(post.slug)/", date: post.date.iso8601, tags: post.tags,
+                       headings: post.content.headings.map(\.text), body: post.content.plainText, code: post.content.codeText,
+                       summary: post.summary)
+    }
+    var analyzed: [AnalyzedDocument] = []
+    let analyzeTime = medianTime(passes: args.passes) { analyzed = SearchIndexBuilder.analyzeAll(documents) }
+    var steps = ""
+    let mergeTime = medianTime(passes: args.passes) {
+        let state = SearchIndexState()
+        _ = state.update(analyzed)
+        steps = state.lastTimings.map { String(format: "%@ %.0f", $0.step, $0.seconds * 1000) }.joined(separator: ", ")
+    }
+    var updateTime = 0.0
+    if !documents.isEmpty {
+        let state = SearchIndexState()
+        _ = state.update(analyzed)
+        var edited = analyzed
+        var times: [Double] = []
+        for pass in 0..<max(3, args.passes) {
+            var doc = documents[documents.count / 2]
+            doc.body += "\n追記 \(pass): ベンチマークの編集です。"
+            edited[documents.count / 2] = SearchIndexBuilder.analyze(doc)
+            let started = monotonicSeconds()
+            _ = state.update(edited)
+            times.append(monotonicSeconds() - started)
+        }
+        updateTime = times.sorted()[times.count / 2]
+    }
+    say(String(format: "search: analyze %.0f ms, merge into files %.0f ms (%d cores), one-post update %.1f ms",
+               analyzeTime * 1000, mergeTime * 1000, ProcessInfo.processInfo.activeProcessorCount, updateTime * 1000))
+    say("  merge steps (ms): " + steps)
     emit(.object([
         ("bench", .string("search")), ("posts", .int(index.docs)), ("index_bytes", .int(total)), ("index_files", .int(searchFiles.count)),
+        ("analyze_s", .number(analyzeTime)), ("merge_s", .number(mergeTime)), ("update_s", .number(updateTime)),
         ("meta_bytes", .int(metaBytes)), ("shards", .int(shardCount)),
         ("queries", .array(costs.map { c in
             .object([("query", .string(c.query)), ("terms", .array(c.terms.map { .string($0) })), ("hits", .int(c.hits)),
