@@ -28,53 +28,154 @@ public enum Tag {
 }
 
 /// A blog post from `content/posts/`.
+///
+/// A value type whose fields live in one shared box that is copied only when a copy is changed:
+/// the build passes posts around a lot (sorting, models, caches), and a plain struct of this size
+/// cost a retain and a release per field on every copy.
 public struct Post: Sendable {
-    /// Path relative to the site folder, e.g. `content/posts/2020-02-06-hello.md`.
-    public var sourcePath: String
-    public var title: String
-    public var date: PostDate
-    public var updated: PostDate?
-    public var tags: [String]
-    public var draft: Bool
-    /// The URL segment: `/posts/<slug>/`.
-    public var slug: String
-    public var description: String?
-    /// Stable identifier: the front matter `id`, else the slug.
-    public var id: String
-    public var content: RenderedMarkdown
-    /// Line in the file where the Markdown body starts.
-    public var bodyFirstLine: Int
-    /// Line of each front matter key.
-    public var keyLines: [String: Int]
+    @usableFromInline
+    final class Storage: @unchecked Sendable {
+        @usableFromInline var sourcePath: String
+        @usableFromInline var title: String
+        @usableFromInline var date: PostDate
+        @usableFromInline var updated: PostDate?
+        @usableFromInline var tags: [String]
+        @usableFromInline var draft: Bool
+        @usableFromInline var slug: String
+        @usableFromInline var description: String?
+        @usableFromInline var id: String
+        @usableFromInline var content: RenderedMarkdown
+        @usableFromInline var bodyFirstLine: Int
+        @usableFromInline var keyLines: [String: Int]
+        @usableFromInline var summary: String
+        @usableFromInline var readingMinutes: Int
+        @usableFromInline var tagKeys: [String]
 
+        init(sourcePath: String, title: String, date: PostDate, updated: PostDate?, tags: [String], draft: Bool, slug: String, description: String?, id: String, content: RenderedMarkdown, bodyFirstLine: Int, keyLines: [String: Int], summary: String, readingMinutes: Int, tagKeys: [String]) {
+            self.sourcePath = sourcePath
+            self.title = title
+            self.date = date
+            self.updated = updated
+            self.tags = tags
+            self.draft = draft
+            self.slug = slug
+            self.description = description
+            self.id = id
+            self.content = content
+            self.bodyFirstLine = bodyFirstLine
+            self.keyLines = keyLines
+            self.summary = summary
+            self.readingMinutes = readingMinutes
+            self.tagKeys = tagKeys
+        }
+
+        func copy() -> Storage {
+            Storage(sourcePath: sourcePath, title: title, date: date, updated: updated, tags: tags, draft: draft, slug: slug, description: description, id: id, content: content, bodyFirstLine: bodyFirstLine, keyLines: keyLines, summary: summary, readingMinutes: readingMinutes, tagKeys: tagKeys)
+        }
+    }
+
+    @usableFromInline var storage: Storage
+
+    @usableFromInline mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+    }
+
+    /// Path relative to the site folder, e.g. `content/posts/2020-02-06-hello.md`.
+    public var sourcePath: String {
+        @inlinable get { storage.sourcePath }
+        @inlinable set { makeUnique(); storage.sourcePath = newValue }
+        @inlinable _modify { makeUnique(); yield &storage.sourcePath }
+    }
+    public var title: String {
+        @inlinable get { storage.title }
+        @inlinable set { makeUnique(); storage.title = newValue }
+        @inlinable _modify { makeUnique(); yield &storage.title }
+    }
+    public var date: PostDate {
+        @inlinable get { storage.date }
+        @inlinable set { makeUnique(); storage.date = newValue }
+        @inlinable _modify { makeUnique(); yield &storage.date }
+    }
+    public var updated: PostDate? {
+        @inlinable get { storage.updated }
+        @inlinable set { makeUnique(); storage.updated = newValue }
+        @inlinable _modify { makeUnique(); yield &storage.updated }
+    }
+    public var tags: [String] {
+        @inlinable get { storage.tags }
+        @inlinable set { makeUnique(); storage.tags = newValue }
+        @inlinable _modify { makeUnique(); yield &storage.tags }
+    }
+    public var draft: Bool {
+        @inlinable get { storage.draft }
+        @inlinable set { makeUnique(); storage.draft = newValue }
+        @inlinable _modify { makeUnique(); yield &storage.draft }
+    }
+    /// The URL segment: `/posts/<slug>/`.
+    public var slug: String {
+        @inlinable get { storage.slug }
+        @inlinable set { makeUnique(); storage.slug = newValue }
+        @inlinable _modify { makeUnique(); yield &storage.slug }
+    }
+    public var description: String? {
+        @inlinable get { storage.description }
+        @inlinable set { makeUnique(); storage.description = newValue }
+        @inlinable _modify { makeUnique(); yield &storage.description }
+    }
+    /// Stable identifier: the front matter `id`, else the slug.
+    public var id: String {
+        @inlinable get { storage.id }
+        @inlinable set { makeUnique(); storage.id = newValue }
+        @inlinable _modify { makeUnique(); yield &storage.id }
+    }
+    public var content: RenderedMarkdown {
+        @inlinable get { storage.content }
+        @inlinable set { makeUnique(); storage.content = newValue }
+        @inlinable _modify { makeUnique(); yield &storage.content }
+    }
+    /// Line in the file where the Markdown body starts.
+    public var bodyFirstLine: Int {
+        @inlinable get { storage.bodyFirstLine }
+        @inlinable set { makeUnique(); storage.bodyFirstLine = newValue }
+        @inlinable _modify { makeUnique(); yield &storage.bodyFirstLine }
+    }
+    /// Line of each front matter key.
+    public var keyLines: [String: Int] {
+        @inlinable get { storage.keyLines }
+        @inlinable set { makeUnique(); storage.keyLines = newValue }
+        @inlinable _modify { makeUnique(); yield &storage.keyLines }
+    }
     /// A short plain-text summary: the description, else the start of the text (computed once, at load).
-    public var summary: String = ""
+    public var summary: String {
+        @inlinable get { storage.summary }
+        @inlinable set { makeUnique(); storage.summary = newValue }
+        @inlinable _modify { makeUnique(); yield &storage.summary }
+    }
     /// Minutes to read (computed once, at load).
-    public var readingMinutes: Int = 1
+    public var readingMinutes: Int {
+        @inlinable get { storage.readingMinutes }
+        @inlinable set { makeUnique(); storage.readingMinutes = newValue }
+        @inlinable _modify { makeUnique(); yield &storage.readingMinutes }
+    }
     /// `Tag.key` of each tag, in the same order (computed once, at load).
-    public var tagKeys: [String] = []
+    public var tagKeys: [String] {
+        @inlinable get { storage.tagKeys }
+        @inlinable set { makeUnique(); storage.tagKeys = newValue }
+        @inlinable _modify { makeUnique(); yield &storage.tagKeys }
+    }
 
     public init(sourcePath: String, title: String, date: PostDate, updated: PostDate?, tags: [String], draft: Bool,
                 slug: String, description: String?, id: String, content: RenderedMarkdown, bodyFirstLine: Int, keyLines: [String: Int]) {
-        self.sourcePath = sourcePath
-        self.title = title
-        self.date = date
-        self.updated = updated
-        self.tags = tags
-        self.draft = draft
-        self.slug = slug
-        self.description = description
-        self.id = id
-        self.content = content
-        self.bodyFirstLine = bodyFirstLine
-        self.keyLines = keyLines
+        let summary: String
         if let description, !description.isEmpty {
             summary = description
         } else {
             summary = Post.excerpt(content.plainText, limit: 140)
         }
-        readingMinutes = Post.readingMinutes(content.plainText)
-        tagKeys = tags.map(Tag.key(for:))
+        storage = Storage(sourcePath: sourcePath, title: title, date: date, updated: updated, tags: tags, draft: draft,
+                          slug: slug, description: description, id: id, content: content, bodyFirstLine: bodyFirstLine,
+                          keyLines: keyLines, summary: summary, readingMinutes: Post.readingMinutes(content.plainText),
+                          tagKeys: tags.map(Tag.key(for:)))
     }
 
     /// The first `limit` characters (Unicode scalars) of text with whitespace folded, with an ellipsis when cut.
