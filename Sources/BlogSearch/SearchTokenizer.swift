@@ -58,54 +58,54 @@ public enum SearchTokenizer {
         var text = text
         return text.withUTF8 { buffer -> String in
             guard let bytes = buffer.baseAddress else { return "" }
-            var out: String? = nil
-            var segmentStart = 0
-            var dirty = false
+            // Only the runs of characters NFKC may change go through Foundation, each with the
+            // character before it (a base a combining mark may join). A run ends before a
+            // character of the stable set or ASCII: such a character is a starter that nothing
+            // before it composes with, so normalizing the pieces apart gives the same text as
+            // normalizing the whole (a test checks this against whole-text NFKC).
+            var out: [UInt8]? = nil
+            var cleanStart = 0
+            var previousStart = -1
             var i = 0
             let n = buffer.count
-            while i < n {
+            @inline(__always) func character(at i: Int) -> (cp: UInt32, length: Int) {
                 let b0 = bytes[i]
-                if b0 < 0x80 {
-                    if b0 == 0x0A {
-                        if out != nil { appendSegment(buffer, segmentStart, i + 1, dirty, to: &out) }
-                        segmentStart = i + 1
-                        dirty = false
-                    }
+                if b0 < 0x80 { return (UInt32(b0), 1) }
+                if b0 < 0xE0 { return (UInt32(b0 & 0x1F) << 6 | UInt32(bytes[i + 1] & 0x3F), 2) }
+                if b0 < 0xF0 { return (UInt32(b0 & 0x0F) << 12 | UInt32(bytes[i + 1] & 0x3F) << 6 | UInt32(bytes[i + 2] & 0x3F), 3) }
+                return (UInt32(b0 & 0x07) << 18 | UInt32(bytes[i + 1] & 0x3F) << 12 | UInt32(bytes[i + 2] & 0x3F) << 6 | UInt32(bytes[i + 3] & 0x3F), 4)
+            }
+            while i < n {
+                if bytes[i] < 0x80 {
+                    previousStart = i
                     i += 1
                     continue
                 }
-                var cp: UInt32
-                var length: Int
-                if b0 < 0xE0 {
-                    cp = UInt32(b0 & 0x1F) << 6 | UInt32(bytes[i + 1] & 0x3F); length = 2
-                } else if b0 < 0xF0 {
-                    cp = UInt32(b0 & 0x0F) << 12 | UInt32(bytes[i + 1] & 0x3F) << 6 | UInt32(bytes[i + 2] & 0x3F); length = 3
-                } else {
-                    cp = UInt32(b0 & 0x07) << 18 | UInt32(bytes[i + 1] & 0x3F) << 12 | UInt32(bytes[i + 2] & 0x3F) << 6 | UInt32(bytes[i + 3] & 0x3F); length = 4
+                let (cp, length) = character(at: i)
+                if isNFKCStable(cp) {
+                    previousStart = i
+                    i += length
+                    continue
                 }
-                if !dirty && !isNFKCStable(cp) {
-                    if out == nil {
-                        // Everything before this line was clean: keep it verbatim.
-                        out = String(decoding: UnsafeBufferPointer(rebasing: buffer[0..<segmentStart]), as: UTF8.self)
-                    }
-                    dirty = true
+                let runStart = previousStart >= cleanStart ? previousStart : i
+                var end = i + length
+                while end < n {
+                    if bytes[end] < 0x80 { break }
+                    let (next, nextLength) = character(at: end)
+                    if isNFKCStable(next) { break }
+                    end += nextLength
                 }
-                i += length
+                if out == nil { out = []; out!.reserveCapacity(n + 16) }
+                out!.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[cleanStart..<runStart]))
+                let run = String(decoding: UnsafeBufferPointer(rebasing: buffer[runStart..<end]), as: UTF8.self)
+                out!.append(contentsOf: run.decomposedStringWithCompatibilityMapping.precomposedStringWithCanonicalMapping.utf8)
+                cleanStart = end
+                previousStart = -1
+                i = end
             }
-            guard out != nil else { return String(decoding: buffer, as: UTF8.self) }
-            appendSegment(buffer, segmentStart, n, dirty, to: &out)
-            return out!
-        }
-    }
-
-    private static func appendSegment(_ buffer: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, _ dirty: Bool, to out: inout String?) {
-        guard start < end else { return }
-        let segment = String(decoding: UnsafeBufferPointer(rebasing: buffer[start..<end]), as: UTF8.self)
-        if out == nil { out = "" }
-        if dirty {
-            out! += segment.decomposedStringWithCompatibilityMapping.precomposedStringWithCanonicalMapping
-        } else {
-            out! += segment
+            guard var bytesOut = out else { return String(decoding: buffer, as: UTF8.self) }
+            bytesOut.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[cleanStart..<n]))
+            return String(decoding: bytesOut, as: UTF8.self)
         }
     }
 

@@ -112,3 +112,19 @@ final class SearchTokenizerTests: XCTestCase {
         }
     }
 }
+
+/// `normalize` sends only the runs NFKC may change (with the character before each) through
+/// Foundation; the result must be the same as normalizing the whole text at once.
+final class NormalizeRunsTests: XCTestCase {
+    func testRunsGiveTheSameTextAsWholeTextNFKC() {
+        let pieces = ["a", "Swift", " ", "\n", "e", "\u{301}", "\u{308}", "か", "\u{3099}", "\u{309A}", "ｶ", "ﾞ", "ﾟ", "ﾊ", "（", "）", "！", "Ａ", "１",
+                      "漢", "㐂", "「", "」", "、", "。", "ー", "…", "〜", "①", "ｱ", "\u{1100}", "\u{1161}", "\u{11A8}", "가", "ﬁ", "½", "é",
+                      "\u{FF9E}", "\u{3000}", "ぱ", "ヴ", "ゔ", "\u{0323}", "\u{0307}", "s", "ṩ", "Å", "Ω", "\u{212B}", "㍻", "ｷﾞｮｰ", "𠮷", "🍣"]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<3000 {
+            let text = (0..<Int.random(in: 0...12, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            let whole = text.decomposedStringWithCompatibilityMapping.precomposedStringWithCanonicalMapping
+            XCTAssertEqual(Array(SearchTokenizer.normalize(text).utf8), Array(whole.utf8), text.unicodeScalars.map { String($0.value, radix: 16) }.joined(separator: " "))
+        }
+    }
+}
