@@ -308,70 +308,104 @@ struct Spec: Sendable {
 
     /// Whether any word set of the language ignores case (PHP, SQL): then words need a folded key too.
     var anyCaseInsensitive: Bool { keywords.caseInsensitive || literals.caseInsensitive || types.caseInsensitive }
+
+    /// What `lexGeneric` does with each byte value (`ByteClass`), filled in by `prepared()`.
+    var byteClass: [UInt8] = []
+    /// `anyCaseInsensitive`, stored (filled in by `prepared()`).
+    var foldWords = false
+
+    /// The byte classes of `lexGeneric`'s fast path. A byte that may start a comment, string,
+    /// directive, variable, annotation, symbol or anchor in any language, or a number after `.`,
+    /// is `slow`: it takes the full sequence of checks.
+    enum ByteClass {
+        static let other: UInt8 = 0, newline: UInt8 = 1, space: UInt8 = 2, identStart: UInt8 = 3, digit: UInt8 = 4,
+                   op: UInt8 = 5, slow: UInt8 = 6
+    }
+
+    /// This spec with its byte table (every spec the lexers use goes through here once).
+    func prepared() -> Spec {
+        var s = self
+        var table = [UInt8](repeating: ByteClass.other, count: 256)
+        for b in 0..<256 {
+            let byte = UInt8(b)
+            if byte == 0x0A { table[b] = ByteClass.newline }
+            else if byte == 0x20 || byte == 0x09 || byte == 0x0D { table[b] = ByteClass.space }
+            else if byte.isDigit { table[b] = ByteClass.digit }
+            else if byte.isASCIILetter || byte == UInt8(ascii: "_") || byte >= 0x80 { table[b] = ByteClass.identStart }
+            else if operators && isOperatorByte(byte) { table[b] = ByteClass.op }
+        }
+        for special in "#<?\"'`@$:&*-.".utf8 { table[Int(special)] = ByteClass.slow }
+        for lc in lineComments where !lc.isEmpty { table[Int(lc[0])] = ByteClass.slow }
+        if let bc = blockComment, !bc.open.isEmpty { table[Int(bc.open[0])] = ByteClass.slow }
+        for q in quotes + multilineQuotes { table[Int(q)] = ByteClass.slow }
+        s.byteClass = table
+        s.foldWords = anyCaseInsensitive
+        return s
+    }
 }
 
 enum Specs {
     static let cKeywords = "auto break case char const continue default do double else enum extern float for goto if inline int long register restrict return short signed sizeof static struct switch typedef union unsigned void volatile while _Bool _Complex bool"
     static let c = Spec(keywords: WordSet(cKeywords), types: WordSet("size_t ssize_t int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t FILE uintptr_t intptr_t"),
                         literals: WordSet("NULL true false"), lineComments: [Array("//".utf8)],
-                        blockComment: (Array("/*".utf8), Array("*/".utf8)), hashPreprocessor: true, capitalizedTypes: false)
+                        blockComment: (Array("/*".utf8), Array("*/".utf8)), hashPreprocessor: true, capitalizedTypes: false).prepared()
     static let cpp = Spec(keywords: WordSet(cKeywords + " class namespace template typename public private protected virtual override final new delete this using try catch throw operator friend explicit constexpr noexcept nullptr auto decltype mutable static_cast dynamic_cast reinterpret_cast const_cast"),
                           types: WordSet("string vector map set size_t std unique_ptr shared_ptr"), literals: WordSet("NULL true false nullptr"),
-                          lineComments: [Array("//".utf8)], blockComment: (Array("/*".utf8), Array("*/".utf8)), hashPreprocessor: true)
+                          lineComments: [Array("//".utf8)], blockComment: (Array("/*".utf8), Array("*/".utf8)), hashPreprocessor: true).prepared()
     static let objc = Spec(keywords: WordSet(cKeywords + " self super nil Nil YES NO id instancetype SEL IMP BOOL in out inout bycopy byref oneway nonatomic atomic strong weak assign copy retain readonly readwrite nullable nonnull __weak __strong __block __kindof"),
                            types: WordSet("NSString NSInteger NSUInteger CGFloat NSObject"), literals: WordSet("nil Nil YES NO NULL true false"),
                            lineComments: [Array("//".utf8)], blockComment: (Array("/*".utf8), Array("*/".utf8)),
-                           hashPreprocessor: true, atAnnotations: true, atStrings: true)
+                           hashPreprocessor: true, atAnnotations: true, atStrings: true).prepared()
     static let swift = Spec(keywords: WordSet("associatedtype class deinit enum extension fileprivate func import init inout internal let open operator private precedencegroup protocol public rethrows static struct subscript typealias var break case catch continue default defer do else fallthrough for guard if in repeat return throw switch where while as is try throws async await actor some any self Self super convenience dynamic final lazy mutating nonmutating optional override required unowned weak get set willSet didSet nonisolated isolated consume borrowing consuming macro package"),
                             types: WordSet("Int Int8 Int16 Int32 Int64 UInt UInt8 UInt16 UInt32 UInt64 Double Float String Character Bool Void Array Dictionary Set Optional Any AnyObject Never Error"),
                             literals: WordSet("true false nil"), lineComments: [Array("//".utf8)],
                             blockComment: (Array("/*".utf8), Array("*/".utf8)), nestedComments: true, quotes: [UInt8(ascii: "\"")],
-                            tripleQuotes: true, hashDirectives: true, atAnnotations: true, dollarVariables: true)
+                            tripleQuotes: true, hashDirectives: true, atAnnotations: true, dollarVariables: true).prepared()
     static let kotlin = Spec(keywords: WordSet("as break class continue do else for fun if in interface is object package return super this throw try typealias typeof val var when while by catch constructor delegate dynamic field file finally get import init param property receiver set setparam where actual abstract annotation companion const crossinline data enum expect external final infix inline inner internal lateinit noinline open operator out override private protected public reified sealed suspend tailrec vararg value"),
                              literals: WordSet("true false null"), lineComments: [Array("//".utf8)],
-                             blockComment: (Array("/*".utf8), Array("*/".utf8)), nestedComments: true, tripleQuotes: true, atAnnotations: true)
+                             blockComment: (Array("/*".utf8), Array("*/".utf8)), nestedComments: true, tripleQuotes: true, atAnnotations: true).prepared()
     static let java = Spec(keywords: WordSet("abstract assert boolean break byte case catch char class const continue default do double else enum extends final finally float for goto if implements import instanceof int interface long native new package private protected public return short static strictfp super switch synchronized this throw throws transient try void volatile while var record sealed permits yield"),
                            literals: WordSet("true false null"), lineComments: [Array("//".utf8)],
-                           blockComment: (Array("/*".utf8), Array("*/".utf8)), atAnnotations: true)
+                           blockComment: (Array("/*".utf8), Array("*/".utf8)), atAnnotations: true).prepared()
     static let jsKeywords = "break case catch class const continue debugger default delete do else export extends finally for function if import in instanceof let new return super switch this throw try typeof var void while with yield async await of static get set from as"
     static let javascript = Spec(keywords: WordSet(jsKeywords), literals: WordSet("true false null undefined NaN Infinity"),
                                  lineComments: [Array("//".utf8)], blockComment: (Array("/*".utf8), Array("*/".utf8)),
-                                 multilineQuotes: [UInt8(ascii: "`")], atAnnotations: true)
+                                 multilineQuotes: [UInt8(ascii: "`")], atAnnotations: true).prepared()
     static let typescript = Spec(keywords: WordSet(jsKeywords + " interface type enum implements private protected public readonly declare namespace module abstract keyof infer is asserts satisfies override"),
                                  types: WordSet("string number boolean any unknown never void object symbol bigint"),
                                  literals: WordSet("true false null undefined NaN Infinity"),
                                  lineComments: [Array("//".utf8)], blockComment: (Array("/*".utf8), Array("*/".utf8)),
-                                 multilineQuotes: [UInt8(ascii: "`")], atAnnotations: true)
+                                 multilineQuotes: [UInt8(ascii: "`")], atAnnotations: true).prepared()
     static let json = Spec(literals: WordSet("true false null"), lineComments: [Array("//".utf8)],
                            blockComment: (Array("/*".utf8), Array("*/".utf8)), quotes: [UInt8(ascii: "\"")],
-                           capitalizedTypes: false, functionCalls: false, jsonKeys: true)
+                           capitalizedTypes: false, functionCalls: false, jsonKeys: true).prepared()
     static let ruby = Spec(keywords: WordSet("BEGIN END alias and begin break case class def defined? do else elsif end ensure for if in module next not or redo rescue retry return super then undef unless until when while yield require require_relative include extend attr_accessor attr_reader attr_writer private protected public lambda proc raise puts target use_frameworks! platform pod source"),
                            literals: WordSet("true false nil self __FILE__ __LINE__"), lineComments: [Array("#".utf8)],
-                           multilineQuotes: [UInt8(ascii: "`")], atVariables: true, dollarVariables: true, symbols: true)
+                           multilineQuotes: [UInt8(ascii: "`")], atVariables: true, dollarVariables: true, symbols: true).prepared()
     static let python = Spec(keywords: WordSet("and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield match case print"),
                              types: WordSet("int float str bool list dict set tuple bytes object type"),
-                             literals: WordSet("True False None self cls"), lineComments: [Array("#".utf8)], tripleQuotes: true, atAnnotations: true)
+                             literals: WordSet("True False None self cls"), lineComments: [Array("#".utf8)], tripleQuotes: true, atAnnotations: true).prepared()
     static let shell = Spec(keywords: WordSet("if then else elif fi for while until do done case esac in function select return exit local export readonly declare unset source alias time"),
                             lineComments: [Array("#".utf8)], multilineQuotes: [UInt8(ascii: "`")], dollarVariables: true,
-                            capitalizedTypes: false, functionCalls: false, hashCommentAtWordStart: true, dashOptions: true)
+                            capitalizedTypes: false, functionCalls: false, hashCommentAtWordStart: true, dashOptions: true).prepared()
     static let dart = Spec(keywords: WordSet("abstract as assert async await break case catch class const continue covariant default deferred do dynamic else enum export extends extension external factory final finally for get hide if implements import in interface is late library mixin new on operator part required rethrow return set show static super switch sync this throw try typedef var void while with yield sealed base"),
                            types: WordSet("int double num bool String List Map Set Future Stream Object dynamic"),
                            literals: WordSet("true false null"), lineComments: [Array("//".utf8)],
-                           blockComment: (Array("/*".utf8), Array("*/".utf8)), tripleQuotes: true, atAnnotations: true)
+                           blockComment: (Array("/*".utf8), Array("*/".utf8)), tripleQuotes: true, atAnnotations: true).prepared()
     static let php = Spec(keywords: WordSet("abstract and array as break callable case catch class clone const continue declare default do echo else elseif empty enddeclare endfor endforeach endif endswitch endwhile extends final finally fn for foreach function global goto if implements include include_once instanceof insteadof interface isset list match namespace new or print private protected public readonly require require_once return static switch throw trait try unset use var while xor yield", caseInsensitive: true),
                           literals: WordSet("true false null TRUE FALSE NULL"), lineComments: [Array("//".utf8), Array("#".utf8)],
-                          blockComment: (Array("/*".utf8), Array("*/".utf8)), dollarVariables: true, phpTags: true)
+                          blockComment: (Array("/*".utf8), Array("*/".utf8)), dollarVariables: true, phpTags: true).prepared()
     static let sql = Spec(keywords: WordSet("select from where and or not insert into values update set delete create table drop alter add column index primary key foreign references unique default join inner left right outer full cross on as group by order having limit offset distinct union all case when then else end is in between like exists begin commit rollback transaction view trigger procedure function returns return declare if database schema grant revoke with asc desc auto_increment constraint check cascade", caseInsensitive: true),
                           types: WordSet("int integer bigint smallint tinyint varchar char text date datetime timestamp boolean decimal numeric float real double serial blob json", caseInsensitive: true),
                           literals: WordSet("null true false", caseInsensitive: true), lineComments: [Array("--".utf8)],
-                          blockComment: (Array("/*".utf8), Array("*/".utf8)), multilineQuotes: [UInt8(ascii: "`")], capitalizedTypes: false)
+                          blockComment: (Array("/*".utf8), Array("*/".utf8)), multilineQuotes: [UInt8(ascii: "`")], capitalizedTypes: false).prepared()
     static let go = Spec(keywords: WordSet("break case chan const continue default defer else fallthrough for func go goto if import interface map package range return select struct switch type var"),
                          types: WordSet("bool byte complex64 complex128 error float32 float64 int int8 int16 int32 int64 rune string uint uint8 uint16 uint32 uint64 uintptr any"),
                          literals: WordSet("true false nil iota"), lineComments: [Array("//".utf8)],
-                         blockComment: (Array("/*".utf8), Array("*/".utf8)), multilineQuotes: [UInt8(ascii: "`")], capitalizedTypes: false)
+                         blockComment: (Array("/*".utf8), Array("*/".utf8)), multilineQuotes: [UInt8(ascii: "`")], capitalizedTypes: false).prepared()
     static let yamlValue = Spec(literals: WordSet("true false null yes no on off True False Null Yes No TRUE FALSE NULL ~"),
                                 lineComments: [Array("#".utf8)], capitalizedTypes: false, functionCalls: false,
-                                hashCommentAtWordStart: true, anchors: true, operators: false)
+                                hashCommentAtWordStart: true, anchors: true, operators: false).prepared()
 }
 
 // MARK: - output
@@ -418,6 +452,8 @@ struct Emitter {
         var i = from
         while i < to {
             let b = src[i]
+            // `"` `&` `<` `>` are the only bytes below 64 with their bit set: one test for the rest
+            if b >= 64 || (0x5000_0044_0000_0000 as UInt64) >> UInt64(b) & 1 == 0 { dst[w] = b; w += 1; i += 1; continue }
             switch b {
             case 0x26: // &amp;
                 dst[w] = 0x26; dst[w + 1] = 0x61; dst[w + 2] = 0x6D; dst[w + 3] = 0x70; dst[w + 4] = 0x3B; w += 5
@@ -464,6 +500,19 @@ struct Emitter {
         let p = buffer.baseAddress! + at
         p[0] = UInt8(ascii: "<"); p[1] = UInt8(ascii: "/"); p[2] = UInt8(ascii: "s"); p[3] = UInt8(ascii: "p")
         p[4] = UInt8(ascii: "a"); p[5] = UInt8(ascii: "n"); p[6] = UInt8(ascii: ">")
+    }
+
+    /// A token with no byte to escape (identifiers, numbers) in its span: copied as it is.
+    @inline(__always) mutating func spanVerbatim(_ cls: StaticString, _ from: Int, _ to: Int) {
+        let n = cls.utf8CodeUnitCount
+        let length = to - from
+        reserve(25 + n + length)
+        writeOpen(cls, n, at: count)
+        let dst = buffer.baseAddress! + count + 18 + n
+        let src = code.baseAddress! + from
+        for k in 0..<length { dst[k] = src[k] }
+        writeClose(at: count + 18 + n + length)
+        count += 25 + n + length
     }
 
     /// One token in its span: a single capacity check, then direct writes.
