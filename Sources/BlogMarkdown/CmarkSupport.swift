@@ -347,7 +347,8 @@ func isDangerousURL<C: Collection>(_ url: C, allowDataImages: Bool = true) -> Bo
 /// `deallocate()` once done.
 struct ByteBuffer {
     private(set) var base: UnsafeMutablePointer<UInt8>
-    private(set) var count = 0
+    /// Bytes written; writers that store through `base` after `reserve` advance it themselves.
+    var count = 0
     private var capacity: Int
 
     init(capacity: Int) {

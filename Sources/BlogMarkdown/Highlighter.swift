@@ -38,8 +38,18 @@ public enum SyntaxHighlighter {
     }
 
     static func highlight(_ code: UnsafeBufferPointer<UInt8>, _ language: Language, into out: inout [UInt8]) {
-        var emitter = Emitter(code: code)
-        defer { emitter.buffer.deallocate() }
+        var buffer = ByteBuffer(capacity: code.count * 2 + 64)
+        defer { buffer.deallocate() }
+        highlight(code, language, into: &buffer)
+        out.append(contentsOf: buffer.bytes)
+    }
+
+    /// Highlights straight into an output buffer.
+    static func highlight(_ code: UnsafeBufferPointer<UInt8>, _ language: Language, into out: inout ByteBuffer) {
+        // The emitter writes through a copy of `out` (its storage may move as it grows); the copy
+        // replaces `out` when done.
+        var emitter = Emitter(code: code, into: out)
+        defer { out = emitter.out }
         switch language.lexer {
         case .generic(let spec): lexGeneric(&emitter, 0, code.count, spec)
         case .console: lexConsole(&emitter)
@@ -48,7 +58,6 @@ public enum SyntaxHighlighter {
         case .markup: lexMarkup(&emitter, 0, code.count)
         case .css: lexCSS(&emitter, 0, code.count)
         }
-        out.append(contentsOf: UnsafeBufferPointer(start: emitter.buffer.baseAddress, count: emitter.count))
     }
 }
 
@@ -273,9 +282,58 @@ struct WordSet: Sendable {
         }
     }
 
+    /// The keys of the set.
+    var allKeys: [Key] { slots.filter { $0.len != 0 } }
+
     /// Lookup with both forms of a word's key at hand.
     @inline(__always) func contains(exact: Key, folded: Key) -> Bool {
         contains(key: caseInsensitive ? folded : exact)
+    }
+}
+
+/// The keyword, literal and type sets of a language in one table (one lookup per identifier
+/// instead of three), for languages whose sets all match case exactly.
+struct WordClasses: Sendable {
+    struct Slot: Sendable { var key: WordSet.Key; var cls: UInt8 }
+    /// 0 = none, 1 = keyword, 2 = literal, 3 = type.
+    static let keyword: UInt8 = 1, literal: UInt8 = 2, type: UInt8 = 3
+    private var slots: [Slot] = []
+    private var mask = 0
+
+    init() {}
+
+    /// Keywords win over literals, literals over types (the order the lexer asks in).
+    init(keywords: WordSet, literals: WordSet, types: WordSet) {
+        var entries: [(WordSet.Key, UInt8)] = []
+        func add(_ keys: [WordSet.Key], _ cls: UInt8) {
+            for k in keys where !entries.contains(where: { $0.0 == k }) { entries.append((k, cls)) }
+        }
+        add(keywords.allKeys, WordClasses.keyword)
+        add(literals.allKeys, WordClasses.literal)
+        add(types.allKeys, WordClasses.type)
+        guard !entries.isEmpty else { return }
+        var size = 8
+        while size < entries.count * 4 { size *= 2 }
+        mask = size - 1
+        slots = Array(repeating: Slot(key: WordSet.Key(lo: 0, hi: 0, len: 0), cls: 0), count: size)
+        for (k, cls) in entries {
+            var h = WordSet.hash(k) & mask
+            while slots[h].key.len != 0 { h = (h + 1) & mask }
+            slots[h] = Slot(key: k, cls: cls)
+        }
+    }
+
+    @inline(__always) func lookup(_ k: WordSet.Key) -> UInt8 {
+        guard mask != 0 else { return 0 }
+        return slots.withUnsafeBufferPointer { table in
+            var h = WordSet.hash(k) & mask
+            while true {
+                let s = table[h]
+                if s.key.len == 0 { return 0 }
+                if s.key.lo == k.lo && s.key.hi == k.hi && s.key.len == k.len { return s.cls }
+                h = (h + 1) & mask
+            }
+        }
     }
 }
 
@@ -313,6 +371,8 @@ struct Spec: Sendable {
     var byteClass: [UInt8] = []
     /// `anyCaseInsensitive`, stored (filled in by `prepared()`).
     var foldWords = false
+    /// The three word sets in one table when none ignores case (filled in by `prepared()`).
+    var words = WordClasses()
 
     /// The byte classes of `lexGeneric`'s fast path. A byte that may start a comment, string,
     /// directive, variable, annotation, symbol or anchor in any language, or a number after `.`,
@@ -340,6 +400,7 @@ struct Spec: Sendable {
         for q in quotes + multilineQuotes { table[Int(q)] = ByteClass.slow }
         s.byteClass = table
         s.foldWords = anyCaseInsensitive
+        if !anyCaseInsensitive { s.words = WordClasses(keywords: keywords, literals: literals, types: types) }
         return s
     }
 }
@@ -410,31 +471,29 @@ enum Specs {
 
 // MARK: - output
 
-/// The highlighter's output: a growable raw byte buffer (appending to an Array per token was a
-/// large share of highlighting time). Owned by one `highlight` call, which frees it.
+/// The highlighter's output: the caller's `ByteBuffer`, written through directly (appending to an
+/// Array per token was a large share of highlighting time).
 struct Emitter {
-    var buffer: UnsafeMutableBufferPointer<UInt8>
-    var count = 0
+    var out: ByteBuffer
     let code: UnsafeBufferPointer<UInt8>
 
-    init(code: UnsafeBufferPointer<UInt8>) {
+    init(code: UnsafeBufferPointer<UInt8>, into out: ByteBuffer) {
         self.code = code
-        buffer = .allocate(capacity: max(64, code.count * 2 + 64))
+        self.out = out
+        self.out.reserve(code.count * 2 + 64)
     }
 
-    @inline(__always) mutating func reserve(_ extra: Int) {
-        if count + extra <= buffer.count { return }
-        let bigger = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(buffer.count * 2, count + extra))
-        if count > 0 { (bigger.baseAddress!).update(from: buffer.baseAddress!, count: count) }
-        buffer.deallocate()
-        buffer = bigger
+    /// The bytes written so far.
+    @inline(__always) var count: Int {
+        get { out.count }
+        set { out.count = newValue }
     }
 
-    @inline(__always) mutating func raw(_ p: UnsafePointer<UInt8>, _ n: Int) {
-        reserve(n)
-        (buffer.baseAddress! + count).update(from: p, count: n)
-        count += n
-    }
+    /// The buffer's storage (capacity for `reserve`d bytes beyond `count`).
+    @inline(__always) var base: UnsafeMutablePointer<UInt8> { out.base }
+
+    @inline(__always) mutating func reserve(_ extra: Int) { out.reserve(extra) }
+
 
     /// `code[from..<to]` escaped. Tokens are short: the bytes are written one by one into capacity
     /// reserved for the worst case (`&quot;`, six bytes each), with no copy calls.
@@ -447,7 +506,7 @@ struct Emitter {
     /// Writes the escaped bytes at `at` (capacity already reserved) and returns the new end.
     @inline(__always) private func escape(_ from: Int, _ to: Int, at: Int) -> Int {
         let src = code.baseAddress!
-        let dst = buffer.baseAddress!
+        let dst = base
         var w = at
         var i = from
         while i < to {
@@ -480,7 +539,7 @@ struct Emitter {
 
     /// `<span class="hl-CLASS">` at `at` (capacity already reserved).
     @inline(__always) private func writeOpen(_ cls: StaticString, _ n: Int, at: Int) {
-        let p = buffer.baseAddress! + at
+        let p = base + at
         UnsafeMutableRawPointer(p).storeBytes(of: (0x6C63_206E_6170_733C as UInt64).littleEndian, as: UInt64.self) // "<span cl"
         UnsafeMutableRawPointer(p + 8).storeBytes(of: (0x2D6C_6822_3D73_7361 as UInt64).littleEndian, as: UInt64.self) // "ass=\"hl-"
         let name = cls.utf8Start
@@ -497,7 +556,7 @@ struct Emitter {
 
     /// `</span>` at `at` (capacity already reserved).
     @inline(__always) private func writeClose(at: Int) {
-        let p = buffer.baseAddress! + at
+        let p = base + at
         p[0] = UInt8(ascii: "<"); p[1] = UInt8(ascii: "/"); p[2] = UInt8(ascii: "s"); p[3] = UInt8(ascii: "p")
         p[4] = UInt8(ascii: "a"); p[5] = UInt8(ascii: "n"); p[6] = UInt8(ascii: ">")
     }
@@ -508,7 +567,7 @@ struct Emitter {
         let length = to - from
         reserve(25 + n + length)
         writeOpen(cls, n, at: count)
-        let dst = buffer.baseAddress! + count + 18 + n
+        let dst = base + count + 18 + n
         let src = code.baseAddress! + from
         for k in 0..<length { dst[k] = src[k] }
         writeClose(at: count + 18 + n + length)

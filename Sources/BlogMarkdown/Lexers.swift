@@ -57,19 +57,14 @@ private func numberEnd(_ c: UnsafeBufferPointer<UInt8>, _ i: Int, _ end: Int) ->
 private let identCharTable: [Bool] = (0..<256).map { isIdentChar(UInt8($0)) }
 
 func lexGeneric(_ e: inout Emitter, _ start: Int, _ end: Int, _ s: Spec) {
+    guard !s.byteClass.isEmpty else { return lexGeneric(&e, start, end, s.prepared()) } // a spec not from `Specs`
     s.byteClass.withUnsafeBufferPointer { classes in
-        identCharTable.withUnsafeBufferPointer { ident in
-            lexGeneric(&e, start, end, s, classes.isEmpty ? s.prepared().byteClass : nil, classes, ident)
-        }
+        identCharTable.withUnsafeBufferPointer { ident in lexGeneric(&e, start, end, s, classes, ident) }
     }
 }
 
-private func lexGeneric(_ e: inout Emitter, _ start: Int, _ end: Int, _ s: Spec, _ fallback: [UInt8]?,
+private func lexGeneric(_ e: inout Emitter, _ start: Int, _ end: Int, _ s: Spec,
                         _ classTable: UnsafeBufferPointer<UInt8>, _ ident: UnsafeBufferPointer<Bool>) {
-    if let fallback { // a spec that did not go through `prepared()`
-        fallback.withUnsafeBufferPointer { lexGeneric(&e, start, end, s, nil, $0, ident) }
-        return
-    }
     let c = e.code
     var i = start
     var plainStart = start
@@ -88,8 +83,30 @@ private func lexGeneric(_ e: inout Emitter, _ start: Int, _ end: Int, _ s: Spec,
             while j < end && ident[Int(c[j])] { j += 1 }
             if s.symbols && j < end && (c[j] == UInt8(ascii: "?") || c[j] == UInt8(ascii: "!")) && s.keywords.contains(c, i, j + 1) { j += 1 }
             let exact = WordSet.key(c, i, j, false)
-            let folded = fold ? WordSet.key(c, i, j, true) : exact
             let cls: StaticString
+            if !fold {
+                switch exact.map({ s.words.lookup($0) }) ?? 0 {
+                case WordClasses.keyword: cls = "kw"
+                case WordClasses.literal: cls = "lit"
+                case WordClasses.type: cls = "ty"
+                default:
+                    if s.capitalizedTypes && b >= 0x41 && b <= 0x5A {
+                        cls = "ty"
+                    } else if s.functionCalls {
+                        var k = j
+                        while k < end && c[k].isSpaceOrTab { k += 1 }
+                        if k < end && c[k] == UInt8(ascii: "(") { cls = "fn" } else { i = j; continue }
+                    } else {
+                        i = j; continue
+                    }
+                }
+                e.plain(plainStart, i)
+                e.spanVerbatim(cls, i, j)
+                i = j
+                plainStart = j
+                continue
+            }
+            let folded = WordSet.key(c, i, j, true)
             if let exact, let folded, s.keywords.contains(exact: exact, folded: folded) {
                 cls = "kw"
             } else if let exact, let folded, s.literals.contains(exact: exact, folded: folded) {

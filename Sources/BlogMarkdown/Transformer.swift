@@ -20,11 +20,22 @@ final class Transformer {
     // Lines of nodes that cmark did not place in this document (table cells, split text) and the
     // table-cell flag live in each node's cmark user data (no hashing of node pointers):
     // bit 0 = has a line override (line in bits 8...), other bits = the flags below.
-    private static let cellFlag = 2, inlineSeenFlag = 4, cjkSeenFlag = 8, directTableFlag = 16, inlineSeenAgainFlag = 32, trustedHTMLFlag = 64, blockHTMLFlag = 128
+    private static let cellFlag = 2, inlineSeenFlag = 4, cjkSeenFlag = 8, directTableFlag = 16, inlineSeenAgainFlag = 32, trustedHTMLFlag = 64, codeBlockFlag = 128
     /// Tables written as one HTML block: their cells (source bytes) and column count, for `collect`.
     private var directTables: [Node: DirectTable] = [:]
-    /// The HTML of code blocks, for custom block nodes with `blockHTMLFlag` (index in user data bits 8...).
-    private var blockHTML: [[UInt8]] = []
+    /// Code blocks written by `CodeBlockRenderer`: the code block node keeps its place in the tree
+    /// with `codeBlockFlag` and the index of its entry here in user data bits 8..., and `renderHTML`
+    /// writes (and highlights) it straight into the output.
+    private var codeBlocks: [(plan: CodeBlockRenderer.Plan, restored: [UInt8]?)] = []
+    /// Plans by info string: a document's code blocks mostly share a few info strings.
+    private var planCache: [(info: [UInt8], plan: CodeBlockRenderer.Plan?)] = []
+
+    private func plan(forInfo info: UnsafeBufferPointer<UInt8>, qiita: Bool) -> CodeBlockRenderer.Plan? {
+        for entry in planCache where entry.info.elementsEqual(info) { return entry.plan }
+        let plan = CodeBlockRenderer.plan(info: info, qiita: qiita, highlight: options.highlightCode)
+        planCache.append((Array(info), plan))
+        return plan
+    }
 
     /// A table written as one HTML block: its cells as byte ranges of `source`, row by row.
     private struct DirectTable {
@@ -1129,30 +1140,20 @@ final class Transformer {
             replace(heading, with: wrapper)
         }
         for block in codeBlocks {
-            var literal = literalBytes(block)
-            var restored: [UInt8]?
-            if qiita, let r = restoreMarkers(literal) { restored = r }
+            let literal = literalBytes(block)
+            let restored = qiita ? restoreMarkers(literal) : nil
             let info = cBytesView(cmark_node_get_fence_info(block))
-            func render(_ code: UnsafeBufferPointer<UInt8>) {
+            func take(_ code: UnsafeBufferPointer<UInt8>) {
                 codeText.append(contentsOf: code)
                 if codeText.last != 0x0A { codeText.append(0x0A) }
-                if var html = CodeBlockRenderer.render(info: info, code: code, qiita: qiita, highlight: options.highlightCode) {
-                    // kept on our side (not copied into cmark and measured back with strlen)
-                    html.removeLast() // the NUL
-                    let node = cmark_node_new(CMARK_NODE_CUSTOM_BLOCK)!
-                    cmark_node_set_user_data(node, UnsafeMutableRawPointer(bitPattern: (blockHTML.count << 8) | Transformer.blockHTMLFlag))
-                    blockHTML.append(html)
-                    replace(block, with: node)
-                } else if let r = restored {
-                    setLiteral(block, r)
-                }
             }
-            if let r = restored {
-                r.withUnsafeBufferPointer { render($0) }
-            } else {
-                render(literal)
+            if let r = restored { r.withUnsafeBufferPointer { take($0) } } else { take(literal) }
+            if let plan = plan(forInfo: info, qiita: qiita) {
+                cmark_node_set_user_data(block, UnsafeMutableRawPointer(bitPattern: (self.codeBlocks.count << 8) | Transformer.codeBlockFlag))
+                self.codeBlocks.append((plan, restored))
+            } else if let r = restored {
+                setLiteral(block, r)
             }
-            literal = UnsafeBufferPointer(start: nil, count: 0)
         }
         for node in htmlNodes {
             let isBlock = kind(node) == CMARK_NODE_HTML_BLOCK
@@ -1310,17 +1311,8 @@ final class Transformer {
             case CMARK_NODE_CUSTOM_BLOCK:
                 newlineIfNeeded(&out)
                 let data = Int(bitPattern: cmark_node_get_user_data(node))
-                if data & Transformer.blockHTMLFlag != 0 {
-                    if entering {
-                        blockHTML[data >> 8].withUnsafeBufferPointer { html in
-                            if valid && !isValidUTF8(html) { valid = false }
-                            out.append(html)
-                        }
-                    }
-                } else {
-                    appendPayload(&out, entering ? cmark_node_get_on_enter(node) : cmark_node_get_on_exit(node),
-                                  trusted: data & Transformer.trustedHTMLFlag != 0, &valid)
-                }
+                appendPayload(&out, entering ? cmark_node_get_on_enter(node) : cmark_node_get_on_exit(node),
+                              trusted: data & Transformer.trustedHTMLFlag != 0, &valid)
                 newlineIfNeeded(&out)
                 if entering {
                     if hasFlag(node, Transformer.directTableFlag), let table = directTables[node] {
@@ -1432,6 +1424,20 @@ final class Transformer {
                 }
             case CMARK_NODE_CODE_BLOCK:
                 newlineIfNeeded(&out)
+                let data = Int(bitPattern: cmark_node_get_user_data(node))
+                if data & Transformer.codeBlockFlag != 0 {
+                    // Valid UTF-8 by construction: the code and info are cmark strings of a valid
+                    // document (or the pre-pass's restored original bytes), the markup is ASCII.
+                    let entry = codeBlocks[data >> 8]
+                    if let restored = entry.restored {
+                        restored.withUnsafeBufferPointer { CodeBlockRenderer.write(entry.plan, code: $0, highlight: options.highlightCode, into: &out) }
+                    } else {
+                        CodeBlockRenderer.write(entry.plan, code: literalBytes(node), highlight: options.highlightCode, into: &out)
+                    }
+                    newlineIfNeeded(&out)
+                    newlineIfNeeded(&plainText)
+                    break
+                }
                 let info = cBytesView(cmark_node_get_fence_info(node))
                 if info.isEmpty {
                     out.append(static: "<pre><code>")
