@@ -1,4 +1,19 @@
 /// Fenced code blocks: Qiita's ```` ```lang:filename ```` info strings, ```` ```math ````, and highlighting.
+import BlogCore
+
+/// The cache behind `CodeBlockRenderer.cachedPlan` (slots read and written under the lock).
+final class PlanCache: @unchecked Sendable {
+    struct Entry {
+        var info: [UInt8]
+        var qiita: Bool
+        var highlight: Bool
+        var plan: CodeBlockRenderer.Plan?
+    }
+    static let shared = PlanCache()
+    let lock = Mutex()
+    var slots = [Entry?](repeating: nil, count: 512)
+}
+
 enum CodeBlockRenderer {
     /// What an info string asks for: the language name as written out (lowercase) or the file name.
     struct Info {
@@ -37,6 +52,26 @@ enum CodeBlockRenderer {
         let info = infoWord.allSatisfy({ $0 < 0x80 }) ? parseASCII(infoWord) : parseString(infoWord)
         if info.math { return Plan(kind: .math) }
         return Plan(kind: .frame, info: info)
+    }
+
+    /// `plan(info:qiita:highlight:)` through a small process-wide cache: a site's code blocks share a
+    /// few hundred info strings at most, and working one out (file name, language lookups) costs
+    /// thousands of instructions. Direct-mapped, 512 slots by a hash of the info bytes and options.
+    static func cachedPlan(info: UnsafeBufferPointer<UInt8>, qiita: Bool, highlight: Bool) -> Plan? {
+        guard info.count <= 64 else { return plan(info: info, qiita: qiita, highlight: highlight) }
+        var h: UInt64 = 0xCBF2_9CE4_8422_2325 ^ (qiita ? 1 : 0) ^ (highlight ? 2 : 0)
+        for b in info { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
+        let slot = Int(truncatingIfNeeded: (h >> 32) & 511)
+        let hit: Plan?? = PlanCache.shared.lock.withLock {
+            let e = PlanCache.shared.slots[slot]
+            guard let e, e.qiita == qiita, e.highlight == highlight, e.info.elementsEqual(info) else { return nil }
+            return .some(e.plan)
+        }
+        if let hit { return hit }
+        let made = plan(info: info, qiita: qiita, highlight: highlight)
+        let entry = PlanCache.Entry(info: Array(info), qiita: qiita, highlight: highlight, plan: made)
+        PlanCache.shared.lock.withLock { PlanCache.shared.slots[slot] = entry }
+        return made
     }
 
     /// Writes a code block's HTML (with its final newline) as the plan says.

@@ -27,14 +27,8 @@ final class Transformer {
     /// with `codeBlockFlag` and the index of its entry here in user data bits 8..., and `renderHTML`
     /// writes (and highlights) it straight into the output.
     private var codeBlocks: [(plan: CodeBlockRenderer.Plan, restored: [UInt8]?)] = []
-    /// Plans by info string: a document's code blocks mostly share a few info strings.
-    private var planCache: [(info: [UInt8], plan: CodeBlockRenderer.Plan?)] = []
-
     private func plan(forInfo info: UnsafeBufferPointer<UInt8>, qiita: Bool) -> CodeBlockRenderer.Plan? {
-        for entry in planCache where entry.info.elementsEqual(info) { return entry.plan }
-        let plan = CodeBlockRenderer.plan(info: info, qiita: qiita, highlight: options.highlightCode)
-        planCache.append((Array(info), plan))
-        return plan
+        CodeBlockRenderer.cachedPlan(info: info, qiita: qiita, highlight: options.highlightCode)
     }
 
     /// A table written as one HTML block: its cells as byte ranges of `source`, row by row.
