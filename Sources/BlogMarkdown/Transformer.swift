@@ -22,7 +22,8 @@ final class Transformer {
     // bit 0 = has a line override (line in bits 8...), other bits = the flags below.
     private static let cellFlag = 2, inlineSeenFlag = 4, cjkSeenFlag = 8, directTableFlag = 16, inlineSeenAgainFlag = 32, trustedHTMLFlag = 64, codeBlockFlag = 128
     /// Tables written as one HTML block: their cells (source bytes) and column count, for `collect`.
-    private var directTables: [Node: DirectTable] = [:]
+    /// (index in the table node's user data bits 8..., with `directTableFlag`; `renderHTML` writes them)
+    private var directTables: [DirectTable] = []
     /// Code blocks written by `CodeBlockRenderer`: the code block node keeps its place in the tree
     /// with `codeBlockFlag` and the index of its entry here in user data bits 8..., and `renderHTML`
     /// writes (and highlights) it straight into the output.
@@ -37,6 +38,32 @@ final class Transformer {
         /// Number of cells of each row (rows may have more or fewer cells than columns).
         var rowCounts: [Int]
         var columns: Int
+        /// Index into `TableTags.th` / `td` of each column.
+        var aligns: [Int]
+    }
+
+    /// The HTML of a direct table (what cmark would write for the tree `makeTable` builds).
+    private func writeDirectTable(_ table: DirectTable, _ src: UnsafeBufferPointer<UInt8>, into out: inout ByteBuffer) {
+        out.append(static: "<table>\n<thead>\n")
+        var offset = 0
+        for (r, count) in table.rowCounts.enumerated() {
+            if r == 1 { out.append(static: "<tbody>\n") }
+            out.append(static: "<tr>\n")
+            for c in 0..<table.columns {
+                let tags = r == 0 ? TableTags.th[table.aligns[c]] : TableTags.td[table.aligns[c]]
+                tags.withUnsafeBufferPointer { out.append(UnsafeBufferPointer(rebasing: $0.dropLast())) }
+                if c < count {
+                    let cell = table.cells[offset + c]
+                    out.appendEscaped(UnsafeBufferPointer(rebasing: src[cell.start..<cell.end]))
+                }
+                if r == 0 { out.append(static: "</th>\n") } else { out.append(static: "</td>\n") }
+            }
+            out.append(static: "</tr>\n")
+            if r == 0 { out.append(static: "</thead>\n") }
+            offset += count
+        }
+        if table.rowCounts.count > 1 { out.append(static: "</tbody>\n") }
+        out.append(static: "</table>")
     }
 
     @inline(__always) private func setLineOverride(_ node: Node, _ line: Int32) {
@@ -309,33 +336,11 @@ final class Transformer {
             }
             guard cutAt != nil else { return .none }
         }
-        // No later pass changes such cells: the whole table is one HTML block, written here the
-        // way cmark would render the tree `makeTable` builds, and its text is replayed by `renderHTML`.
-        var html: [UInt8] = []
-        html.reserveCapacity(128 + 48 * cells.count + lines.reduce(0) { $0 + $1.end - $1.start })
-        html.append(static: "<table>\n<thead>\n")
-        offset = 0
-        for (r, count) in rowCounts.enumerated() {
-            if r == 1 { html.append(static: "<tbody>\n") }
-            html.append(static: "<tr>\n")
-            for c in 0..<columns {
-                let tags = r == 0 ? TableTags.th[aligns[c].index] : TableTags.td[aligns[c].index]
-                tags.withUnsafeBufferPointer { html.append(contentsOf: UnsafeBufferPointer(rebasing: $0.dropLast())) }
-                if c < count {
-                    let cell = cells[offset + c]
-                    appendEscaped(&html, UnsafeBufferPointer(rebasing: src[cell.start..<cell.end]))
-                }
-                if r == 0 { html.append(static: "</th>\n") } else { html.append(static: "</td>\n") }
-            }
-            html.append(static: "</tr>\n")
-            if r == 0 { html.append(static: "</thead>\n") }
-            offset += count
-        }
-        if rowCounts.count > 1 { html.append(static: "</tbody>\n") }
-        html.append(static: "</table>\0")
-        let table = makeCustom(block: true, enterC: html, exitC: emptyCString)
-        setFlag(table, Transformer.directTableFlag | Transformer.trustedHTMLFlag) // source cut before ASCII bytes only
-        directTables[table] = DirectTable(cells: cells, rowCounts: rowCounts, columns: columns)
+        // No later pass changes such cells: the whole table is one HTML block, written by
+        // `renderHTML` the way cmark would render the tree `makeTable` builds (and its text replayed).
+        let table = cmark_node_new(CMARK_NODE_CUSTOM_BLOCK)!
+        cmark_node_set_user_data(table, UnsafeMutableRawPointer(bitPattern: (directTables.count << 8) | Transformer.directTableFlag))
+        directTables.append(DirectTable(cells: cells, rowCounts: rowCounts, columns: columns, aligns: aligns.map { $0.index }))
         if let cut = cutAt {
             while let next = cmark_node_next(cut) { cmark_node_free(next) }
             cmark_node_free(cut)
@@ -1305,11 +1310,17 @@ final class Transformer {
             case CMARK_NODE_CUSTOM_BLOCK:
                 newlineIfNeeded(&out)
                 let data = Int(bitPattern: cmark_node_get_user_data(node))
-                appendPayload(&out, entering ? cmark_node_get_on_enter(node) : cmark_node_get_on_exit(node),
-                              trusted: data & Transformer.trustedHTMLFlag != 0, &valid)
+                if data & Transformer.directTableFlag != 0 {
+                    // cells are source bytes cut before ASCII bytes only: valid UTF-8
+                    if entering { source.withUnsafeBufferPointer { writeDirectTable(directTables[data >> 8], $0, into: &out) } }
+                } else {
+                    appendPayload(&out, entering ? cmark_node_get_on_enter(node) : cmark_node_get_on_exit(node),
+                                  trusted: data & Transformer.trustedHTMLFlag != 0, &valid)
+                }
                 newlineIfNeeded(&out)
                 if entering {
-                    if hasFlag(node, Transformer.directTableFlag), let table = directTables[node] {
+                    if data & Transformer.directTableFlag != 0 {
+                        let table = directTables[data >> 8]
                         // the text the cell / row / table nodes would have given
                         source.withUnsafeBufferPointer { src in
                             var offset = 0
