@@ -379,7 +379,7 @@ struct Spec: Sendable {
     /// is `slow`: it takes the full sequence of checks.
     enum ByteClass {
         static let other: UInt8 = 0, newline: UInt8 = 1, space: UInt8 = 2, identStart: UInt8 = 3, digit: UInt8 = 4,
-                   op: UInt8 = 5, slow: UInt8 = 6
+                   op: UInt8 = 5, slow: UInt8 = 6, dot: UInt8 = 7
     }
 
     /// This spec with its byte table (every spec the lexers use goes through here once).
@@ -394,7 +394,17 @@ struct Spec: Sendable {
             else if byte.isASCIILetter || byte == UInt8(ascii: "_") || byte >= 0x80 { table[b] = ByteClass.identStart }
             else if operators && isOperatorByte(byte) { table[b] = ByteClass.op }
         }
-        for special in "#<?\"'`@$:&*-.".utf8 { table[Int(special)] = ByteClass.slow }
+        // Bytes whose special meaning this language switches on (otherwise an operator or other byte).
+        func slow(_ bytes: String, if on: Bool) { if on { for b in bytes.utf8 { table[Int(b)] = ByteClass.slow } } }
+        slow("#", if: hashPreprocessor || hashDirectives)
+        slow("<?", if: phpTags)
+        slow("\"'", if: tripleQuotes)
+        slow("@", if: atStrings || atVariables || atAnnotations)
+        slow("$", if: dollarVariables)
+        slow(":", if: symbols)
+        slow("&*", if: anchors)
+        slow("-", if: dashOptions)
+        table[Int(UInt8(ascii: "."))] = ByteClass.dot
         for lc in lineComments where !lc.isEmpty { table[Int(lc[0])] = ByteClass.slow }
         if let bc = blockComment, !bc.open.isEmpty { table[Int(bc.open[0])] = ByteClass.slow }
         for q in quotes + multilineQuotes { table[Int(q)] = ByteClass.slow }

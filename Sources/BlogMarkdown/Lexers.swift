@@ -141,6 +141,25 @@ private func lexGeneric(_ e: inout Emitter, _ start: Int, _ end: Int, _ s: Spec,
             i = tokenEnd
             plainStart = i
             continue
+        case Spec.ByteClass.dot:
+            // a number like `.5`, or a byte with no token of its own
+            atLineStart = false
+            if i + 1 < end && c[i + 1].isDigit && (i == start || !ident[Int(c[i - 1])]) {
+                let tokenEnd = numberEnd(c, i, end)
+                if tokenEnd < end && ident[Int(c[tokenEnd])] {
+                    var j = tokenEnd
+                    while j < end && ident[Int(c[j])] { j += 1 }
+                    i = j
+                    continue
+                }
+                e.plain(plainStart, i)
+                e.spanVerbatim("num", i, tokenEnd)
+                i = tokenEnd
+                plainStart = i
+                continue
+            }
+            i += 1
+            continue
         case Spec.ByteClass.op:
             atLineStart = false
             var j = i + 1
