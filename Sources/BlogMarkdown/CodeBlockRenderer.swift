@@ -1,5 +1,8 @@
 /// Fenced code blocks: Qiita's ```` ```lang:filename ```` info strings, ```` ```math ````, and highlighting.
 import BlogCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The cache behind `CodeBlockRenderer.cachedPlan` (slots read and written under the lock).
 final class PlanCache: @unchecked Sendable {
@@ -62,15 +65,16 @@ enum CodeBlockRenderer {
         var h: UInt64 = 0xCBF2_9CE4_8422_2325 ^ (qiita ? 1 : 0) ^ (highlight ? 2 : 0)
         for b in info { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
         let slot = Int(truncatingIfNeeded: (h >> 32) & 511)
-        let hit: Plan?? = PlanCache.shared.lock.withLock {
-            let e = PlanCache.shared.slots[slot]
-            guard let e, e.qiita == qiita, e.highlight == highlight, e.info.elementsEqual(info) else { return nil }
+        let cache = PlanCache.shared
+        let hit: Plan?? = cache.lock.withLock {
+            guard let e = cache.slots[slot], e.qiita == qiita, e.highlight == highlight, e.info.count == info.count,
+                  e.info.withUnsafeBufferPointer({ $0.isEmpty || memcmp($0.baseAddress!, info.baseAddress!, info.count) == 0 }) else { return nil }
             return .some(e.plan)
         }
         if let hit { return hit }
         let made = plan(info: info, qiita: qiita, highlight: highlight)
         let entry = PlanCache.Entry(info: Array(info), qiita: qiita, highlight: highlight, plan: made)
-        PlanCache.shared.lock.withLock { PlanCache.shared.slots[slot] = entry }
+        cache.lock.withLock { cache.slots[slot] = entry }
         return made
     }
 
