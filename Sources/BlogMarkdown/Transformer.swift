@@ -237,6 +237,7 @@ final class Transformer {
         if lineStarts.isEmpty {
             // built in a local (appending to the stored property checked exclusivity on every line)
             var starts: [Int] = [0]
+            starts.reserveCapacity(source.count / 24 + 16) // typical lines are longer: no regrowth
             source.withUnsafeBufferPointer { b in
                 guard let base = b.baseAddress else { return }
                 var k = 0
@@ -721,6 +722,9 @@ final class Transformer {
 
     private func collectNodes(_ doc: Node, qiita: Bool) -> Found {
         var found = Found()
+        found.inline.reserveCapacity(64)
+        found.headings.reserveCapacity(16)
+        found.codeBlocks.reserveCapacity(16)
         // Text and code spans come in runs of siblings: their parent is checked once per run.
         var lastParent: Node?
         var lastParentIsCJK = false
