@@ -15,7 +15,8 @@ final class Transformer {
     var headings: [Heading] = []
     private var usedSlugs: [SlugKey: Int] = [:]
     var codeText: [UInt8] = []
-    var plainText: [UInt8] = []
+    /// Filled by `renderHTML`; the caller deallocates it.
+    var plainText = ByteBuffer(capacity: 0)
     var links: [MarkdownLink] = []
     // Lines of nodes that cmark did not place in this document (table cells, split text) and the
     // table-cell flag live in each node's cmark user data (no hashing of node pointers):
@@ -1211,13 +1212,12 @@ final class Transformer {
         var altImage: Node?
         var qiitaAlt = false
         let qiita = options.qiitaExtensions
-        var plainText: [UInt8] = []
+        // the plain text goes into a byte buffer of its own (about 150,000 appends per 1,000 documents)
+        var plainText = ByteBuffer(capacity: source.count + 64)
         var codeText: [UInt8] = []
         var links: [MarkdownLink] = []
-        swap(&plainText, &self.plainText)
         swap(&codeText, &self.codeText)
         swap(&links, &self.links)
-        plainText.reserveCapacity(plainText.count + source.count)
         var valid = true
 
         // (no nested functions here: capturing `out` would put it in a box with an exclusivity check per access)
@@ -1237,12 +1237,12 @@ final class Transformer {
                 case CMARK_NODE_TEXT:
                     let lit = literalBytes(node)
                     out.appendEscaped(lit)
-                    if inImage == 0 { plainText.append(contentsOf: lit) }
+                    if inImage == 0 { plainText.append(lit) }
                     continue
                 case CMARK_NODE_CODE:
                     let lit = literalBytes(node)
                     out.appendEscaped(lit)
-                    if inImage == 0 { plainText.append(contentsOf: lit) }
+                    if inImage == 0 { plainText.append(lit) }
                     codeText.append(contentsOf: lit)
                     codeText.append(0x0A)
                     continue
@@ -1279,7 +1279,7 @@ final class Transformer {
             case CMARK_NODE_TEXT:
                 let lit = literalBytes(node)
                 out.appendEscaped(lit)
-                if inImage == 0 { plainText.append(contentsOf: lit) }
+                if inImage == 0 { plainText.append(lit) }
             case CMARK_NODE_SOFTBREAK:
                 if hardBreaks { out.append(static: "<br />\n") } else { out.append(0x0A) }
                 if inImage == 0 { plainText.append(0x0A) }
@@ -1291,7 +1291,7 @@ final class Transformer {
                 out.append(static: "<code>")
                 out.appendEscaped(lit)
                 out.append(static: "</code>")
-                if inImage == 0 { plainText.append(contentsOf: lit) }
+                if inImage == 0 { plainText.append(lit) }
                 codeText.append(contentsOf: lit)
                 codeText.append(0x0A)
             case CMARK_NODE_PARAGRAPH:
@@ -1334,12 +1334,12 @@ final class Transformer {
                                 for c in 0..<table.columns {
                                     if c < count {
                                         let cell = table.cells[offset + c]
-                                        plainText.append(contentsOf: UnsafeBufferPointer(rebasing: src[cell.start..<cell.end]))
+                                        plainText.append(UnsafeBufferPointer(rebasing: src[cell.start..<cell.end]))
                                     }
                                     let last = plainText.last
                                     if last != 0x20 && last != 0x0A { plainText.append(0x20) }
                                 }
-                                if !plainText.isEmpty && plainText.last != 0x0A { plainText.append(0x0A) }
+                                if plainText.count > 0 && plainText.last != 0x0A { plainText.append(0x0A) }
                                 offset += count
                             }
                         }
@@ -1474,7 +1474,8 @@ final class Transformer {
                 break
             }
         }
-        swap(&plainText, &self.plainText)
+        self.plainText.deallocate()
+        self.plainText = plainText
         swap(&codeText, &self.codeText)
         swap(&links, &self.links)
         payloadsValid = valid
