@@ -14,7 +14,8 @@ final class Transformer {
 
     var headings: [Heading] = []
     private var usedSlugs: [SlugKey: Int] = [:]
-    var codeText: [UInt8] = []
+    /// Code block text (block pass), then inline code (`renderHTML`); the caller deallocates it.
+    var codeText = ByteBuffer(capacity: 256)
     /// Filled by `renderHTML`; the caller deallocates it.
     var plainText = ByteBuffer(capacity: 0)
     var links: [MarkdownLink] = []
@@ -1148,7 +1149,7 @@ final class Transformer {
             let restored = qiita ? restoreMarkers(literal) : nil
             let info = cBytesView(cmark_node_get_fence_info(block))
             func take(_ code: UnsafeBufferPointer<UInt8>) {
-                codeText.append(contentsOf: code)
+                codeText.append(code)
                 if codeText.last != 0x0A { codeText.append(0x0A) }
             }
             if let r = restored { r.withUnsafeBufferPointer { take($0) } } else { take(literal) }
@@ -1214,7 +1215,7 @@ final class Transformer {
         let qiita = options.qiitaExtensions
         // the plain text goes into a byte buffer of its own (about 150,000 appends per 1,000 documents)
         var plainText = ByteBuffer(capacity: source.count + 64)
-        var codeText: [UInt8] = []
+        var codeText = ByteBuffer(capacity: 0)
         var links: [MarkdownLink] = []
         swap(&codeText, &self.codeText)
         swap(&links, &self.links)
@@ -1243,7 +1244,7 @@ final class Transformer {
                     let lit = literalBytes(node)
                     out.appendEscaped(lit)
                     if inImage == 0 { plainText.append(lit) }
-                    codeText.append(contentsOf: lit)
+                    codeText.append(lit)
                     codeText.append(0x0A)
                     continue
                 case CMARK_NODE_HTML_INLINE:
@@ -1292,7 +1293,7 @@ final class Transformer {
                 out.appendEscaped(lit)
                 out.append(static: "</code>")
                 if inImage == 0 { plainText.append(lit) }
-                codeText.append(contentsOf: lit)
+                codeText.append(lit)
                 codeText.append(0x0A)
             case CMARK_NODE_PARAGRAPH:
                 var tight = false
@@ -1477,6 +1478,7 @@ final class Transformer {
         self.plainText.deallocate()
         self.plainText = plainText
         swap(&codeText, &self.codeText)
+        codeText.deallocate() // the empty placeholder swapped in above
         swap(&links, &self.links)
         payloadsValid = valid
         return out
