@@ -1,5 +1,4 @@
 /// Fenced code blocks: Qiita's ```` ```lang:filename ```` info strings, ```` ```math ````, and highlighting.
-import BlogCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,8 +12,18 @@ final class PlanCache: @unchecked Sendable {
         var plan: CodeBlockRenderer.Plan?
     }
     static let shared = PlanCache()
-    let lock = Mutex()
+    /// A pthread mutex at a stable address, locked directly (a generic `withLock` call across modules
+    /// cost more than the lookup).
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t> = {
+        let m = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        m.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(m, nil)
+        return m
+    }()
     var slots = [Entry?](repeating: nil, count: 512)
+
+    @inline(__always) func lock() { pthread_mutex_lock(mutex) }
+    @inline(__always) func unlock() { pthread_mutex_unlock(mutex) }
 }
 
 enum CodeBlockRenderer {
@@ -66,15 +75,18 @@ enum CodeBlockRenderer {
         for b in info { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
         let slot = Int(truncatingIfNeeded: (h >> 32) & 511)
         let cache = PlanCache.shared
-        let hit: Plan?? = cache.lock.withLock {
-            guard let e = cache.slots[slot], e.qiita == qiita, e.highlight == highlight, e.info.count == info.count,
-                  e.info.withUnsafeBufferPointer({ $0.isEmpty || memcmp($0.baseAddress!, info.baseAddress!, info.count) == 0 }) else { return nil }
-            return .some(e.plan)
+        cache.lock()
+        if let e = cache.slots[slot], e.qiita == qiita, e.highlight == highlight, e.info.count == info.count,
+           e.info.withUnsafeBufferPointer({ $0.isEmpty || memcmp($0.baseAddress!, info.baseAddress!, info.count) == 0 }) {
+            cache.unlock()
+            return e.plan
         }
-        if let hit { return hit }
+        cache.unlock()
         let made = plan(info: info, qiita: qiita, highlight: highlight)
         let entry = PlanCache.Entry(info: Array(info), qiita: qiita, highlight: highlight, plan: made)
-        cache.lock.withLock { cache.slots[slot] = entry }
+        cache.lock()
+        cache.slots[slot] = entry
+        cache.unlock()
         return made
     }
 
