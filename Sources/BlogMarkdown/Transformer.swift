@@ -319,8 +319,7 @@ final class Transformer {
         for count in rowCounts {
             for c in 0..<min(columns, count) {
                 let cell = cells[offset + c]
-                if !Transformer.isPlainCell(UnsafeBufferPointer(rebasing: src[cell.start..<cell.end]))
-                    || !Transformer.isInertCell(UnsafeBufferPointer(rebasing: src[cell.start..<cell.end])) { return .needsTree }
+                if !Transformer.isDirectCell(UnsafeBufferPointer(rebasing: src[cell.start..<cell.end])) { return .needsTree }
             }
             offset += count
         }
@@ -407,7 +406,15 @@ final class Transformer {
         let before = cells.count
         var start = s.start
         var i = s.start
+        let raw = UnsafeRawPointer(src.baseAddress!)
+        let ones: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080
         while i < s.end {
+            // eight bytes at a time while none is `\` or `|` (cells of Japanese text are long runs)
+            if i + 8 <= s.end {
+                let x = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                let a = x ^ (ones &* 0x5C), p = x ^ (ones &* 0x7C)
+                if (((a &- ones) & ~a) | ((p &- ones) & ~p)) & high == 0 { i += 8; continue }
+            }
             if src[i] == UInt8(ascii: "\\") { i += 2; continue }
             if src[i] == UInt8(ascii: "|") { cells.append(trim(ByteRange(start: start, end: i), src)); start = i + 1 }
             i += 1
@@ -653,6 +660,39 @@ final class Transformer {
         } else {
             replace(paragraph, with: table)
         }
+    }
+
+    /// `isPlainCell && isInertCell` in one pass, skipping eight bytes at a time while they are all
+    /// non-ASCII and none is 0xEE (the lead byte of the pre-pass markers).
+    private static func isDirectCell(_ cell: UnsafeBufferPointer<UInt8>) -> Bool {
+        let n = cell.count
+        guard n > 0, let p = cell.baseAddress else { return true }
+        let raw = UnsafeRawPointer(p)
+        let ones: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080
+        var k = 0
+        while k < n {
+            if k + 8 <= n {
+                let x = raw.loadUnaligned(fromByteOffset: k, as: UInt64.self)
+                if x & high == high {
+                    let t = x ^ (ones &* 0xEE)
+                    if (t &- ones) & ~t & high == 0 { k += 8; continue }
+                }
+            }
+            switch p[k] {
+            case 0..<0x20, UInt8(ascii: "\\"), UInt8(ascii: "`"), UInt8(ascii: "&"), UInt8(ascii: "_"), UInt8(ascii: "*"),
+                 UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "<"), UInt8(ascii: "!"),
+                 UInt8(ascii: "~"), UInt8(ascii: ":"), 0xEE:
+                return false
+            case UInt8(ascii: "."):
+                // `www.` starts an autolink
+                if k >= 3 && p[k - 3] | 0x20 == UInt8(ascii: "w") && p[k - 2] | 0x20 == UInt8(ascii: "w") && p[k - 1] | 0x20 == UInt8(ascii: "w") {
+                    return false
+                }
+            default: break
+            }
+            k += 1
+        }
+        return true
     }
 
     /// True for a plain cell that no later pass touches: no strikethrough, autolink or footnote marker.
