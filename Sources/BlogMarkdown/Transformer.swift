@@ -13,7 +13,7 @@ final class Transformer {
     private var lineStarts: [Int] = []
 
     var headings: [Heading] = []
-    private var usedSlugs: [SlugKey: Int] = [:]
+    private var usedSlugs = SlugTable()
     /// Code block text (block pass), then inline code (`renderHTML`); the caller deallocates it.
     var codeText = ByteBuffer(capacity: 256)
     /// Filled by `renderHTML`; the caller deallocates it.
@@ -1171,11 +1171,11 @@ final class Transformer {
             let digit = UInt8(truncatingIfNeeded: 0x30 + level)
             var enter: [UInt8] = [UInt8(ascii: "<"), UInt8(ascii: "h"), digit]
             enter.reserveCapacity(idBytes.count * 2 + 80)
-            enter.append(contentsOf: " id=\"".utf8)
+            enter.append(static: " id=\"")
             appendEscaped(&enter, idBytes)
-            enter.append(contentsOf: "\"><a class=\"anchor\" href=\"#".utf8)
+            enter.append(static: "\"><a class=\"anchor\" href=\"#")
             appendEscaped(&enter, idBytes)
-            enter.append(contentsOf: "\" aria-hidden=\"true\">#</a>\0".utf8)
+            enter.append(static: "\" aria-hidden=\"true\">#</a>\0")
             let exit: [UInt8] = [UInt8(ascii: "<"), UInt8(ascii: "/"), UInt8(ascii: "h"), digit, UInt8(ascii: ">"), 0]
             let wrapper = makeCustom(block: true, enterC: emptyCString, exitC: emptyCString)
             let inner = makeCustom(block: false, enterC: enter, exitC: exit)
@@ -1214,6 +1214,42 @@ final class Transformer {
     }
 
     /// Byte keys hashed in one go (String keys would normalize Japanese text on every lookup).
+    /// The ids used so far and their last suffix: a list compared with memcmp while it is short (a
+    /// document has a handful of headings; hashing every id cost more), a dictionary beyond 32.
+    private struct SlugTable {
+        private var keys: [SlugKey] = []
+        private var values: [Int] = []
+        private var positions: [SlugKey: Int]?
+
+        func index(forKey key: SlugKey) -> Int? {
+            if let positions { return positions[key] }
+            let n = key.bytes.count
+            return key.bytes.withUnsafeBufferPointer { b in
+                for (k, other) in keys.enumerated() where other.bytes.count == n {
+                    if n == 0 || other.bytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, b.baseAddress!, n) == 0 }) { return k }
+                }
+                return nil
+            }
+        }
+
+        subscript(key: SlugKey) -> Int? {
+            get { index(forKey: key).map { values[$0] } }
+            set {
+                guard let value = newValue else { return } // never removed
+                if let k = index(forKey: key) { values[k] = value; return }
+                keys.append(key)
+                values.append(value)
+                if positions != nil {
+                    positions![key] = keys.count - 1
+                } else if keys.count > 32 {
+                    var d: [SlugKey: Int] = [:]
+                    for (k, other) in keys.enumerated() { d[other] = k }
+                    positions = d
+                }
+            }
+        }
+    }
+
     private struct SlugKey: Hashable {
         var bytes: [UInt8]
         func hash(into hasher: inout Hasher) { bytes.withUnsafeBytes { hasher.combine(bytes: $0) } }
