@@ -232,6 +232,7 @@ func appendEscaped(_ out: inout [UInt8], _ bytes: UnsafeBufferPointer<UInt8>) {
         if i + 8 <= n {
             let x = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
             let ones: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080
+            if x & high == high { i += 8; continue } // all non-ASCII (Japanese text): nothing to escape
             let a = x ^ (ones &* 0x26), l = x ^ (ones &* 0x3C), g = x ^ (ones &* 0x3E), q = x ^ (ones &* 0x22)
             let hit = ((a &- ones) & ~a) | ((l &- ones) & ~l) | ((g &- ones) & ~g) | ((q &- ones) & ~q)
             if hit & high == 0 { i += 8; continue }
@@ -347,7 +348,8 @@ func isDangerousURL<C: Collection>(_ url: C, allowDataImages: Bool = true) -> Bo
 /// `deallocate()` once done.
 struct ByteBuffer {
     private(set) var base: UnsafeMutablePointer<UInt8>
-    private(set) var count = 0
+    /// Bytes written; writers that store through `base` after `reserve` advance it themselves.
+    var count = 0
     private var capacity: Int
 
     init(capacity: Int) {
@@ -404,6 +406,7 @@ struct ByteBuffer {
             if i + 8 <= n {
                 let x = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
                 let ones: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080
+                if x & high == high { i += 8; continue } // all non-ASCII (Japanese text): nothing to escape
                 let a = x ^ (ones &* 0x26), l = x ^ (ones &* 0x3C), g = x ^ (ones &* 0x3E), q = x ^ (ones &* 0x22)
                 let hit = ((a &- ones) & ~a) | ((l &- ones) & ~l) | ((g &- ones) & ~g) | ((q &- ones) & ~q)
                 if hit & high == 0 { i += 8; continue }

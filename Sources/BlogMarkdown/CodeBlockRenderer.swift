@@ -1,4 +1,31 @@
 /// Fenced code blocks: Qiita's ```` ```lang:filename ```` info strings, ```` ```math ````, and highlighting.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The cache behind `CodeBlockRenderer.cachedPlan` (slots read and written under the lock).
+final class PlanCache: @unchecked Sendable {
+    struct Entry {
+        var info: [UInt8]
+        var qiita: Bool
+        var highlight: Bool
+        var plan: CodeBlockRenderer.Plan?
+    }
+    static let shared = PlanCache()
+    /// A pthread mutex at a stable address, locked directly (a generic `withLock` call across modules
+    /// cost more than the lookup).
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t> = {
+        let m = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        m.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(m, nil)
+        return m
+    }()
+    var slots = [Entry?](repeating: nil, count: 512)
+
+    @inline(__always) func lock() { pthread_mutex_lock(mutex) }
+    @inline(__always) func unlock() { pthread_mutex_unlock(mutex) }
+}
+
 enum CodeBlockRenderer {
     /// What an info string asks for: the language name as written out (lowercase) or the file name.
     struct Info {
@@ -10,60 +37,103 @@ enum CodeBlockRenderer {
         var fileName: [UInt8]?
     }
 
-    /// The HTML for a code block, NUL-terminated for cmark, or nil to let cmark render it as usual.
-    static func render(info rawInfo: UnsafeBufferPointer<UInt8>, code: UnsafeBufferPointer<UInt8>, qiita: Bool, highlight: Bool) -> [UInt8]? {
+    /// How a code block with a given info string is written (the same for every block with that info).
+    struct Plan {
+        enum Kind {
+            /// Plain CommonMark options with highlighting: `<pre><code class="language-WORD">`.
+            case plainHighlight(Language)
+            case math
+            /// The Qiita frame (`code-frame`, file name, `language-` class).
+            case frame
+        }
+        var kind: Kind
+        var infoWord: [UInt8] = []
+        var info = Info()
+    }
+
+    /// The plan for a code block's info string, or nil to let the block be written as CommonMark does.
+    static func plan(info rawInfo: UnsafeBufferPointer<UInt8>, qiita: Bool, highlight: Bool) -> Plan? {
         var wordEnd = 0
         while wordEnd < rawInfo.count && !rawInfo[wordEnd].isWhitespace { wordEnd += 1 }
         let infoWord = UnsafeBufferPointer(rebasing: rawInfo[0..<wordEnd])
         if !qiita {
             guard highlight, !infoWord.isEmpty, let lang = Language.named(bytes: infoWord) else { return nil }
-            var out = Array("<pre><code class=\"language-".utf8)
-            out.reserveCapacity(code.count * 2 + 64)
-            appendEscaped(&out, infoWord)
-            out.append(contentsOf: "\">".utf8)
-            SyntaxHighlighter.highlight(code, lang, into: &out)
-            out.append(static: "</code></pre>\n\0")
-            return out
+            return Plan(kind: .plainHighlight(lang), infoWord: Array(infoWord))
         }
         guard !infoWord.isEmpty else { return nil }
         let info = infoWord.allSatisfy({ $0 < 0x80 }) ? parseASCII(infoWord) : parseString(infoWord)
-        if info.math {
-            var out = Array("<div class=\"math display\">".utf8)
-            var body = code[...]
-            if body.last == 0x0A { body = body.dropLast() }
-            appendEscaped(&out, UnsafeBufferPointer(rebasing: body))
-            out.append(static: "</div>\n\0")
-            return out
+        if info.math { return Plan(kind: .math) }
+        return Plan(kind: .frame, info: info)
+    }
+
+    /// `plan(info:qiita:highlight:)` through a small process-wide cache: a site's code blocks share a
+    /// few hundred info strings at most, and working one out (file name, language lookups) costs
+    /// thousands of instructions. Direct-mapped, 512 slots by a hash of the info bytes and options.
+    static func cachedPlan(info: UnsafeBufferPointer<UInt8>, qiita: Bool, highlight: Bool) -> Plan? {
+        guard info.count <= 64 else { return plan(info: info, qiita: qiita, highlight: highlight) }
+        var h: UInt64 = 0xCBF2_9CE4_8422_2325 ^ (qiita ? 1 : 0) ^ (highlight ? 2 : 0)
+        for b in info { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
+        let slot = Int(truncatingIfNeeded: (h >> 32) & 511)
+        let cache = PlanCache.shared
+        cache.lock()
+        if let e = cache.slots[slot], e.qiita == qiita, e.highlight == highlight, e.info.count == info.count,
+           e.info.withUnsafeBufferPointer({ $0.isEmpty || memcmp($0.baseAddress!, info.baseAddress!, info.count) == 0 }) {
+            cache.unlock()
+            return e.plan
         }
-        let canonical = info.canonical
-        var out: [UInt8] = []
-        out.reserveCapacity(code.count * 2 + 160)
-        out.append(contentsOf: "<div class=\"code-frame\"".utf8)
-        if !canonical.isEmpty {
-            out.append(contentsOf: " data-lang=\"".utf8)
-            appendEscaped(&out, canonical)
-            out.append(UInt8(ascii: "\""))
+        cache.unlock()
+        let made = plan(info: info, qiita: qiita, highlight: highlight)
+        let entry = PlanCache.Entry(info: Array(info), qiita: qiita, highlight: highlight, plan: made)
+        cache.lock()
+        cache.slots[slot] = entry
+        cache.unlock()
+        return made
+    }
+
+    /// Writes a code block's HTML (with its final newline) as the plan says.
+    static func write(_ plan: Plan, code: UnsafeBufferPointer<UInt8>, highlight: Bool, into out: inout ByteBuffer) {
+        switch plan.kind {
+        case .plainHighlight(let lang):
+            out.append(static: "<pre><code class=\"language-")
+            plan.infoWord.withUnsafeBufferPointer { out.appendEscaped($0) }
+            out.append(static: "\">")
+            SyntaxHighlighter.highlight(code, lang, into: &out)
+            out.append(static: "</code></pre>\n")
+        case .math:
+            out.append(static: "<div class=\"math display\">")
+            var body = code
+            if body.last == 0x0A { body = UnsafeBufferPointer(rebasing: body.dropLast()) }
+            out.appendEscaped(body)
+            out.append(static: "</div>\n")
+        case .frame:
+            let info = plan.info
+            let canonical = info.canonical
+            out.append(static: "<div class=\"code-frame\"")
+            if !canonical.isEmpty {
+                out.append(static: " data-lang=\"")
+                canonical.withUnsafeBufferPointer { out.appendEscaped($0) }
+                out.append(UInt8(ascii: "\""))
+            }
+            out.append(UInt8(ascii: ">"))
+            if let name = info.fileName {
+                out.append(static: "<div class=\"code-lang\">")
+                name.withUnsafeBufferPointer { out.appendEscaped($0) }
+                out.append(static: "</div>")
+            }
+            out.append(static: "<pre><code")
+            if !canonical.isEmpty {
+                out.append(static: " class=\"language-")
+                canonical.withUnsafeBufferPointer { out.appendEscaped($0) }
+                out.append(UInt8(ascii: "\""))
+            }
+            out.append(UInt8(ascii: ">"))
+            if highlight, let language = info.language {
+                SyntaxHighlighter.highlight(code, language, into: &out)
+            } else {
+                out.appendEscaped(code)
+            }
+            out.append(static: "</code></pre></div>\n")
         }
-        out.append(UInt8(ascii: ">"))
-        if let name = info.fileName {
-            out.append(contentsOf: "<div class=\"code-lang\">".utf8)
-            appendEscaped(&out, name)
-            out.append(static: "</div>")
-        }
-        out.append(static: "<pre><code")
-        if !canonical.isEmpty {
-            out.append(contentsOf: " class=\"language-".utf8)
-            appendEscaped(&out, canonical)
-            out.append(UInt8(ascii: "\""))
-        }
-        out.append(UInt8(ascii: ">"))
-        if highlight, let language = info.language {
-            SyntaxHighlighter.highlight(code, language, into: &out)
-        } else {
-            appendEscaped(&out, code)
-        }
-        out.append(static: "</code></pre></div>\n\0")
-        return out
     }
 
     /// The info word when it is all ASCII: lookups on bytes, ASCII lowercasing (the same as

@@ -34,7 +34,7 @@ public enum HeadingID {
             // Hiragana, Katakana (without the middle dot U+30FB) and CJK ideographs: letters that
             // lowercasing leaves alone, so kept without looking up Unicode properties.
             if (v >= 0x3041 && v <= 0x3096) || (v >= 0x30A1 && v <= 0x30FA) || v == 0x30FC || (v >= 0x4E00 && v <= 0x9FFF) {
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: text[i..<(i + len)]))
+                for k in 0..<len { out.append(text[i + k]) } // capacity reserved: cheaper than a generic copy of 3 bytes
                 i += len
                 continue
             }

@@ -38,8 +38,18 @@ public enum SyntaxHighlighter {
     }
 
     static func highlight(_ code: UnsafeBufferPointer<UInt8>, _ language: Language, into out: inout [UInt8]) {
-        var emitter = Emitter(code: code)
-        defer { emitter.buffer.deallocate() }
+        var buffer = ByteBuffer(capacity: code.count * 2 + 64)
+        defer { buffer.deallocate() }
+        highlight(code, language, into: &buffer)
+        out.append(contentsOf: buffer.bytes)
+    }
+
+    /// Highlights straight into an output buffer.
+    static func highlight(_ code: UnsafeBufferPointer<UInt8>, _ language: Language, into out: inout ByteBuffer) {
+        // The emitter writes through a copy of `out` (its storage may move as it grows); the copy
+        // replaces `out` when done.
+        var emitter = Emitter(code: code, into: out)
+        defer { out = emitter.out }
         switch language.lexer {
         case .generic(let spec): lexGeneric(&emitter, 0, code.count, spec)
         case .console: lexConsole(&emitter)
@@ -48,7 +58,6 @@ public enum SyntaxHighlighter {
         case .markup: lexMarkup(&emitter, 0, code.count)
         case .css: lexCSS(&emitter, 0, code.count)
         }
-        out.append(contentsOf: UnsafeBufferPointer(start: emitter.buffer.baseAddress, count: emitter.count))
     }
 }
 
@@ -273,9 +282,58 @@ struct WordSet: Sendable {
         }
     }
 
+    /// The keys of the set.
+    var allKeys: [Key] { slots.filter { $0.len != 0 } }
+
     /// Lookup with both forms of a word's key at hand.
     @inline(__always) func contains(exact: Key, folded: Key) -> Bool {
         contains(key: caseInsensitive ? folded : exact)
+    }
+}
+
+/// The keyword, literal and type sets of a language in one table (one lookup per identifier
+/// instead of three), for languages whose sets all match case exactly.
+struct WordClasses: Sendable {
+    struct Slot: Sendable { var key: WordSet.Key; var cls: UInt8 }
+    /// 0 = none, 1 = keyword, 2 = literal, 3 = type.
+    static let keyword: UInt8 = 1, literal: UInt8 = 2, type: UInt8 = 3
+    private var slots: [Slot] = []
+    private var mask = 0
+
+    init() {}
+
+    /// Keywords win over literals, literals over types (the order the lexer asks in).
+    init(keywords: WordSet, literals: WordSet, types: WordSet) {
+        var entries: [(WordSet.Key, UInt8)] = []
+        func add(_ keys: [WordSet.Key], _ cls: UInt8) {
+            for k in keys where !entries.contains(where: { $0.0 == k }) { entries.append((k, cls)) }
+        }
+        add(keywords.allKeys, WordClasses.keyword)
+        add(literals.allKeys, WordClasses.literal)
+        add(types.allKeys, WordClasses.type)
+        guard !entries.isEmpty else { return }
+        var size = 8
+        while size < entries.count * 4 { size *= 2 }
+        mask = size - 1
+        slots = Array(repeating: Slot(key: WordSet.Key(lo: 0, hi: 0, len: 0), cls: 0), count: size)
+        for (k, cls) in entries {
+            var h = WordSet.hash(k) & mask
+            while slots[h].key.len != 0 { h = (h + 1) & mask }
+            slots[h] = Slot(key: k, cls: cls)
+        }
+    }
+
+    @inline(__always) func lookup(_ k: WordSet.Key) -> UInt8 {
+        guard mask != 0 else { return 0 }
+        return slots.withUnsafeBufferPointer { table in
+            var h = WordSet.hash(k) & mask
+            while true {
+                let s = table[h]
+                if s.key.len == 0 { return 0 }
+                if s.key.lo == k.lo && s.key.hi == k.hi && s.key.len == k.len { return s.cls }
+                h = (h + 1) & mask
+            }
+        }
     }
 }
 
@@ -308,99 +366,144 @@ struct Spec: Sendable {
 
     /// Whether any word set of the language ignores case (PHP, SQL): then words need a folded key too.
     var anyCaseInsensitive: Bool { keywords.caseInsensitive || literals.caseInsensitive || types.caseInsensitive }
+
+    /// What `lexGeneric` does with each byte value (`ByteClass`), filled in by `prepared()`.
+    var byteClass: [UInt8] = []
+    /// `anyCaseInsensitive`, stored (filled in by `prepared()`).
+    var foldWords = false
+    /// The three word sets in one table when none ignores case (filled in by `prepared()`).
+    var words = WordClasses()
+
+    /// The byte classes of `lexGeneric`'s fast path. A byte that may start a comment, string,
+    /// directive, variable, annotation, symbol or anchor in any language, or a number after `.`,
+    /// is `slow`: it takes the full sequence of checks.
+    enum ByteClass {
+        static let other: UInt8 = 0, newline: UInt8 = 1, space: UInt8 = 2, identStart: UInt8 = 3, digit: UInt8 = 4,
+                   op: UInt8 = 5, slow: UInt8 = 6, dot: UInt8 = 7
+    }
+
+    /// This spec with its byte table (every spec the lexers use goes through here once).
+    func prepared() -> Spec {
+        var s = self
+        var table = [UInt8](repeating: ByteClass.other, count: 256)
+        for b in 0..<256 {
+            let byte = UInt8(b)
+            if byte == 0x0A { table[b] = ByteClass.newline }
+            else if byte == 0x20 || byte == 0x09 || byte == 0x0D { table[b] = ByteClass.space }
+            else if byte.isDigit { table[b] = ByteClass.digit }
+            else if byte.isASCIILetter || byte == UInt8(ascii: "_") || byte >= 0x80 { table[b] = ByteClass.identStart }
+            else if operators && isOperatorByte(byte) { table[b] = ByteClass.op }
+        }
+        // Bytes whose special meaning this language switches on (otherwise an operator or other byte).
+        func slow(_ bytes: String, if on: Bool) { if on { for b in bytes.utf8 { table[Int(b)] = ByteClass.slow } } }
+        slow("#", if: hashPreprocessor || hashDirectives)
+        slow("<?", if: phpTags)
+        slow("\"'", if: tripleQuotes)
+        slow("@", if: atStrings || atVariables || atAnnotations)
+        slow("$", if: dollarVariables)
+        slow(":", if: symbols)
+        slow("&*", if: anchors)
+        slow("-", if: dashOptions)
+        table[Int(UInt8(ascii: "."))] = ByteClass.dot
+        for lc in lineComments where !lc.isEmpty { table[Int(lc[0])] = ByteClass.slow }
+        if let bc = blockComment, !bc.open.isEmpty { table[Int(bc.open[0])] = ByteClass.slow }
+        for q in quotes + multilineQuotes { table[Int(q)] = ByteClass.slow }
+        s.byteClass = table
+        s.foldWords = anyCaseInsensitive
+        if !anyCaseInsensitive { s.words = WordClasses(keywords: keywords, literals: literals, types: types) }
+        return s
+    }
 }
 
 enum Specs {
     static let cKeywords = "auto break case char const continue default do double else enum extern float for goto if inline int long register restrict return short signed sizeof static struct switch typedef union unsigned void volatile while _Bool _Complex bool"
     static let c = Spec(keywords: WordSet(cKeywords), types: WordSet("size_t ssize_t int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t FILE uintptr_t intptr_t"),
                         literals: WordSet("NULL true false"), lineComments: [Array("//".utf8)],
-                        blockComment: (Array("/*".utf8), Array("*/".utf8)), hashPreprocessor: true, capitalizedTypes: false)
+                        blockComment: (Array("/*".utf8), Array("*/".utf8)), hashPreprocessor: true, capitalizedTypes: false).prepared()
     static let cpp = Spec(keywords: WordSet(cKeywords + " class namespace template typename public private protected virtual override final new delete this using try catch throw operator friend explicit constexpr noexcept nullptr auto decltype mutable static_cast dynamic_cast reinterpret_cast const_cast"),
                           types: WordSet("string vector map set size_t std unique_ptr shared_ptr"), literals: WordSet("NULL true false nullptr"),
-                          lineComments: [Array("//".utf8)], blockComment: (Array("/*".utf8), Array("*/".utf8)), hashPreprocessor: true)
+                          lineComments: [Array("//".utf8)], blockComment: (Array("/*".utf8), Array("*/".utf8)), hashPreprocessor: true).prepared()
     static let objc = Spec(keywords: WordSet(cKeywords + " self super nil Nil YES NO id instancetype SEL IMP BOOL in out inout bycopy byref oneway nonatomic atomic strong weak assign copy retain readonly readwrite nullable nonnull __weak __strong __block __kindof"),
                            types: WordSet("NSString NSInteger NSUInteger CGFloat NSObject"), literals: WordSet("nil Nil YES NO NULL true false"),
                            lineComments: [Array("//".utf8)], blockComment: (Array("/*".utf8), Array("*/".utf8)),
-                           hashPreprocessor: true, atAnnotations: true, atStrings: true)
+                           hashPreprocessor: true, atAnnotations: true, atStrings: true).prepared()
     static let swift = Spec(keywords: WordSet("associatedtype class deinit enum extension fileprivate func import init inout internal let open operator private precedencegroup protocol public rethrows static struct subscript typealias var break case catch continue default defer do else fallthrough for guard if in repeat return throw switch where while as is try throws async await actor some any self Self super convenience dynamic final lazy mutating nonmutating optional override required unowned weak get set willSet didSet nonisolated isolated consume borrowing consuming macro package"),
                             types: WordSet("Int Int8 Int16 Int32 Int64 UInt UInt8 UInt16 UInt32 UInt64 Double Float String Character Bool Void Array Dictionary Set Optional Any AnyObject Never Error"),
                             literals: WordSet("true false nil"), lineComments: [Array("//".utf8)],
                             blockComment: (Array("/*".utf8), Array("*/".utf8)), nestedComments: true, quotes: [UInt8(ascii: "\"")],
-                            tripleQuotes: true, hashDirectives: true, atAnnotations: true, dollarVariables: true)
+                            tripleQuotes: true, hashDirectives: true, atAnnotations: true, dollarVariables: true).prepared()
     static let kotlin = Spec(keywords: WordSet("as break class continue do else for fun if in interface is object package return super this throw try typealias typeof val var when while by catch constructor delegate dynamic field file finally get import init param property receiver set setparam where actual abstract annotation companion const crossinline data enum expect external final infix inline inner internal lateinit noinline open operator out override private protected public reified sealed suspend tailrec vararg value"),
                              literals: WordSet("true false null"), lineComments: [Array("//".utf8)],
-                             blockComment: (Array("/*".utf8), Array("*/".utf8)), nestedComments: true, tripleQuotes: true, atAnnotations: true)
+                             blockComment: (Array("/*".utf8), Array("*/".utf8)), nestedComments: true, tripleQuotes: true, atAnnotations: true).prepared()
     static let java = Spec(keywords: WordSet("abstract assert boolean break byte case catch char class const continue default do double else enum extends final finally float for goto if implements import instanceof int interface long native new package private protected public return short static strictfp super switch synchronized this throw throws transient try void volatile while var record sealed permits yield"),
                            literals: WordSet("true false null"), lineComments: [Array("//".utf8)],
-                           blockComment: (Array("/*".utf8), Array("*/".utf8)), atAnnotations: true)
+                           blockComment: (Array("/*".utf8), Array("*/".utf8)), atAnnotations: true).prepared()
     static let jsKeywords = "break case catch class const continue debugger default delete do else export extends finally for function if import in instanceof let new return super switch this throw try typeof var void while with yield async await of static get set from as"
     static let javascript = Spec(keywords: WordSet(jsKeywords), literals: WordSet("true false null undefined NaN Infinity"),
                                  lineComments: [Array("//".utf8)], blockComment: (Array("/*".utf8), Array("*/".utf8)),
-                                 multilineQuotes: [UInt8(ascii: "`")], atAnnotations: true)
+                                 multilineQuotes: [UInt8(ascii: "`")], atAnnotations: true).prepared()
     static let typescript = Spec(keywords: WordSet(jsKeywords + " interface type enum implements private protected public readonly declare namespace module abstract keyof infer is asserts satisfies override"),
                                  types: WordSet("string number boolean any unknown never void object symbol bigint"),
                                  literals: WordSet("true false null undefined NaN Infinity"),
                                  lineComments: [Array("//".utf8)], blockComment: (Array("/*".utf8), Array("*/".utf8)),
-                                 multilineQuotes: [UInt8(ascii: "`")], atAnnotations: true)
+                                 multilineQuotes: [UInt8(ascii: "`")], atAnnotations: true).prepared()
     static let json = Spec(literals: WordSet("true false null"), lineComments: [Array("//".utf8)],
                            blockComment: (Array("/*".utf8), Array("*/".utf8)), quotes: [UInt8(ascii: "\"")],
-                           capitalizedTypes: false, functionCalls: false, jsonKeys: true)
+                           capitalizedTypes: false, functionCalls: false, jsonKeys: true).prepared()
     static let ruby = Spec(keywords: WordSet("BEGIN END alias and begin break case class def defined? do else elsif end ensure for if in module next not or redo rescue retry return super then undef unless until when while yield require require_relative include extend attr_accessor attr_reader attr_writer private protected public lambda proc raise puts target use_frameworks! platform pod source"),
                            literals: WordSet("true false nil self __FILE__ __LINE__"), lineComments: [Array("#".utf8)],
-                           multilineQuotes: [UInt8(ascii: "`")], atVariables: true, dollarVariables: true, symbols: true)
+                           multilineQuotes: [UInt8(ascii: "`")], atVariables: true, dollarVariables: true, symbols: true).prepared()
     static let python = Spec(keywords: WordSet("and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield match case print"),
                              types: WordSet("int float str bool list dict set tuple bytes object type"),
-                             literals: WordSet("True False None self cls"), lineComments: [Array("#".utf8)], tripleQuotes: true, atAnnotations: true)
+                             literals: WordSet("True False None self cls"), lineComments: [Array("#".utf8)], tripleQuotes: true, atAnnotations: true).prepared()
     static let shell = Spec(keywords: WordSet("if then else elif fi for while until do done case esac in function select return exit local export readonly declare unset source alias time"),
                             lineComments: [Array("#".utf8)], multilineQuotes: [UInt8(ascii: "`")], dollarVariables: true,
-                            capitalizedTypes: false, functionCalls: false, hashCommentAtWordStart: true, dashOptions: true)
+                            capitalizedTypes: false, functionCalls: false, hashCommentAtWordStart: true, dashOptions: true).prepared()
     static let dart = Spec(keywords: WordSet("abstract as assert async await break case catch class const continue covariant default deferred do dynamic else enum export extends extension external factory final finally for get hide if implements import in interface is late library mixin new on operator part required rethrow return set show static super switch sync this throw try typedef var void while with yield sealed base"),
                            types: WordSet("int double num bool String List Map Set Future Stream Object dynamic"),
                            literals: WordSet("true false null"), lineComments: [Array("//".utf8)],
-                           blockComment: (Array("/*".utf8), Array("*/".utf8)), tripleQuotes: true, atAnnotations: true)
+                           blockComment: (Array("/*".utf8), Array("*/".utf8)), tripleQuotes: true, atAnnotations: true).prepared()
     static let php = Spec(keywords: WordSet("abstract and array as break callable case catch class clone const continue declare default do echo else elseif empty enddeclare endfor endforeach endif endswitch endwhile extends final finally fn for foreach function global goto if implements include include_once instanceof insteadof interface isset list match namespace new or print private protected public readonly require require_once return static switch throw trait try unset use var while xor yield", caseInsensitive: true),
                           literals: WordSet("true false null TRUE FALSE NULL"), lineComments: [Array("//".utf8), Array("#".utf8)],
-                          blockComment: (Array("/*".utf8), Array("*/".utf8)), dollarVariables: true, phpTags: true)
+                          blockComment: (Array("/*".utf8), Array("*/".utf8)), dollarVariables: true, phpTags: true).prepared()
     static let sql = Spec(keywords: WordSet("select from where and or not insert into values update set delete create table drop alter add column index primary key foreign references unique default join inner left right outer full cross on as group by order having limit offset distinct union all case when then else end is in between like exists begin commit rollback transaction view trigger procedure function returns return declare if database schema grant revoke with asc desc auto_increment constraint check cascade", caseInsensitive: true),
                           types: WordSet("int integer bigint smallint tinyint varchar char text date datetime timestamp boolean decimal numeric float real double serial blob json", caseInsensitive: true),
                           literals: WordSet("null true false", caseInsensitive: true), lineComments: [Array("--".utf8)],
-                          blockComment: (Array("/*".utf8), Array("*/".utf8)), multilineQuotes: [UInt8(ascii: "`")], capitalizedTypes: false)
+                          blockComment: (Array("/*".utf8), Array("*/".utf8)), multilineQuotes: [UInt8(ascii: "`")], capitalizedTypes: false).prepared()
     static let go = Spec(keywords: WordSet("break case chan const continue default defer else fallthrough for func go goto if import interface map package range return select struct switch type var"),
                          types: WordSet("bool byte complex64 complex128 error float32 float64 int int8 int16 int32 int64 rune string uint uint8 uint16 uint32 uint64 uintptr any"),
                          literals: WordSet("true false nil iota"), lineComments: [Array("//".utf8)],
-                         blockComment: (Array("/*".utf8), Array("*/".utf8)), multilineQuotes: [UInt8(ascii: "`")], capitalizedTypes: false)
+                         blockComment: (Array("/*".utf8), Array("*/".utf8)), multilineQuotes: [UInt8(ascii: "`")], capitalizedTypes: false).prepared()
     static let yamlValue = Spec(literals: WordSet("true false null yes no on off True False Null Yes No TRUE FALSE NULL ~"),
                                 lineComments: [Array("#".utf8)], capitalizedTypes: false, functionCalls: false,
-                                hashCommentAtWordStart: true, anchors: true, operators: false)
+                                hashCommentAtWordStart: true, anchors: true, operators: false).prepared()
 }
 
 // MARK: - output
 
-/// The highlighter's output: a growable raw byte buffer (appending to an Array per token was a
-/// large share of highlighting time). Owned by one `highlight` call, which frees it.
+/// The highlighter's output: the caller's `ByteBuffer`, written through directly (appending to an
+/// Array per token was a large share of highlighting time).
 struct Emitter {
-    var buffer: UnsafeMutableBufferPointer<UInt8>
-    var count = 0
+    var out: ByteBuffer
     let code: UnsafeBufferPointer<UInt8>
 
-    init(code: UnsafeBufferPointer<UInt8>) {
+    init(code: UnsafeBufferPointer<UInt8>, into out: ByteBuffer) {
         self.code = code
-        buffer = .allocate(capacity: max(64, code.count * 2 + 64))
+        self.out = out
+        self.out.reserve(code.count * 2 + 64)
     }
 
-    @inline(__always) mutating func reserve(_ extra: Int) {
-        if count + extra <= buffer.count { return }
-        let bigger = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(buffer.count * 2, count + extra))
-        if count > 0 { (bigger.baseAddress!).update(from: buffer.baseAddress!, count: count) }
-        buffer.deallocate()
-        buffer = bigger
+    /// The bytes written so far.
+    @inline(__always) var count: Int {
+        get { out.count }
+        set { out.count = newValue }
     }
 
-    @inline(__always) mutating func raw(_ p: UnsafePointer<UInt8>, _ n: Int) {
-        reserve(n)
-        (buffer.baseAddress! + count).update(from: p, count: n)
-        count += n
-    }
+    /// The buffer's storage (capacity for `reserve`d bytes beyond `count`).
+    @inline(__always) var base: UnsafeMutablePointer<UInt8> { out.base }
+
+    @inline(__always) mutating func reserve(_ extra: Int) { out.reserve(extra) }
+
 
     /// `code[from..<to]` escaped. Tokens are short: the bytes are written one by one into capacity
     /// reserved for the worst case (`&quot;`, six bytes each), with no copy calls.
@@ -413,11 +516,13 @@ struct Emitter {
     /// Writes the escaped bytes at `at` (capacity already reserved) and returns the new end.
     @inline(__always) private func escape(_ from: Int, _ to: Int, at: Int) -> Int {
         let src = code.baseAddress!
-        let dst = buffer.baseAddress!
+        let dst = base
         var w = at
         var i = from
         while i < to {
             let b = src[i]
+            // `"` `&` `<` `>` are the only bytes below 64 with their bit set: one test for the rest
+            if b >= 64 || (0x5000_0044_0000_0000 as UInt64) >> UInt64(b) & 1 == 0 { dst[w] = b; w += 1; i += 1; continue }
             switch b {
             case 0x26: // &amp;
                 dst[w] = 0x26; dst[w + 1] = 0x61; dst[w + 2] = 0x6D; dst[w + 3] = 0x70; dst[w + 4] = 0x3B; w += 5
@@ -444,7 +549,7 @@ struct Emitter {
 
     /// `<span class="hl-CLASS">` at `at` (capacity already reserved).
     @inline(__always) private func writeOpen(_ cls: StaticString, _ n: Int, at: Int) {
-        let p = buffer.baseAddress! + at
+        let p = base + at
         UnsafeMutableRawPointer(p).storeBytes(of: (0x6C63_206E_6170_733C as UInt64).littleEndian, as: UInt64.self) // "<span cl"
         UnsafeMutableRawPointer(p + 8).storeBytes(of: (0x2D6C_6822_3D73_7361 as UInt64).littleEndian, as: UInt64.self) // "ass=\"hl-"
         let name = cls.utf8Start
@@ -461,9 +566,22 @@ struct Emitter {
 
     /// `</span>` at `at` (capacity already reserved).
     @inline(__always) private func writeClose(at: Int) {
-        let p = buffer.baseAddress! + at
+        let p = base + at
         p[0] = UInt8(ascii: "<"); p[1] = UInt8(ascii: "/"); p[2] = UInt8(ascii: "s"); p[3] = UInt8(ascii: "p")
         p[4] = UInt8(ascii: "a"); p[5] = UInt8(ascii: "n"); p[6] = UInt8(ascii: ">")
+    }
+
+    /// A token with no byte to escape (identifiers, numbers) in its span: copied as it is.
+    @inline(__always) mutating func spanVerbatim(_ cls: StaticString, _ from: Int, _ to: Int) {
+        let n = cls.utf8CodeUnitCount
+        let length = to - from
+        reserve(25 + n + length)
+        writeOpen(cls, n, at: count)
+        let dst = base + count + 18 + n
+        let src = code.baseAddress! + from
+        for k in 0..<length { dst[k] = src[k] }
+        writeClose(at: count + 18 + n + length)
+        count += 25 + n + length
     }
 
     /// One token in its span: a single capacity check, then direct writes.

@@ -4,7 +4,8 @@
 
 @inline(__always) private func isIdentStart(_ b: UInt8) -> Bool { b.isASCIILetter || b == UInt8(ascii: "_") || b >= 0x80 }
 @inline(__always) private func isIdentChar(_ b: UInt8) -> Bool { b.isASCIIAlnum || b == UInt8(ascii: "_") || b >= 0x80 }
-@inline(__always) private func isOperator(_ b: UInt8) -> Bool {
+@inline(__always) private func isOperator(_ b: UInt8) -> Bool { isOperatorByte(b) }
+@inline(__always) func isOperatorByte(_ b: UInt8) -> Bool {
     switch b {
     case UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "*"), UInt8(ascii: "/"), UInt8(ascii: "%"), UInt8(ascii: "="),
          UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "!"), UInt8(ascii: "&"), UInt8(ascii: "|"), UInt8(ascii: "^"),
@@ -52,15 +53,125 @@ private func numberEnd(_ c: UnsafeBufferPointer<UInt8>, _ i: Int, _ end: Int) ->
     return j
 }
 
+/// `isIdentChar` as a table (ASCII letters, digits, `_`, every byte from 0x80).
+private let identCharTable: [Bool] = (0..<256).map { isIdentChar(UInt8($0)) }
+
 func lexGeneric(_ e: inout Emitter, _ start: Int, _ end: Int, _ s: Spec) {
+    guard !s.byteClass.isEmpty else { return lexGeneric(&e, start, end, s.prepared()) } // a spec not from `Specs`
+    s.byteClass.withUnsafeBufferPointer { classes in
+        identCharTable.withUnsafeBufferPointer { ident in lexGeneric(&e, start, end, s, classes, ident) }
+    }
+}
+
+private func lexGeneric(_ e: inout Emitter, _ start: Int, _ end: Int, _ s: Spec,
+                        _ classTable: UnsafeBufferPointer<UInt8>, _ ident: UnsafeBufferPointer<Bool>) {
     let c = e.code
     var i = start
     var plainStart = start
     var atLineStart = true
+    let fold = s.foldWords
     while i < end {
         let b = c[i]
-        if b == 0x0A { atLineStart = true; i += 1; continue }
-        if b == 0x20 || b == 0x09 || b == 0x0D { i += 1; continue }
+        // Fast path: the byte's class says which of the checks below can apply.
+        switch classTable[Int(b)] {
+        case Spec.ByteClass.space: i += 1; continue
+        case Spec.ByteClass.newline: atLineStart = true; i += 1; continue
+        case Spec.ByteClass.other: atLineStart = false; i += 1; continue
+        case Spec.ByteClass.identStart:
+            atLineStart = false
+            var j = i + 1
+            while j < end && ident[Int(c[j])] { j += 1 }
+            if s.symbols && j < end && (c[j] == UInt8(ascii: "?") || c[j] == UInt8(ascii: "!")) && s.keywords.contains(c, i, j + 1) { j += 1 }
+            let exact = WordSet.key(c, i, j, false)
+            let cls: StaticString
+            if !fold {
+                switch exact.map({ s.words.lookup($0) }) ?? 0 {
+                case WordClasses.keyword: cls = "kw"
+                case WordClasses.literal: cls = "lit"
+                case WordClasses.type: cls = "ty"
+                default:
+                    if s.capitalizedTypes && b >= 0x41 && b <= 0x5A {
+                        cls = "ty"
+                    } else if s.functionCalls {
+                        var k = j
+                        while k < end && c[k].isSpaceOrTab { k += 1 }
+                        if k < end && c[k] == UInt8(ascii: "(") { cls = "fn" } else { i = j; continue }
+                    } else {
+                        i = j; continue
+                    }
+                }
+                e.plain(plainStart, i)
+                e.spanVerbatim(cls, i, j)
+                i = j
+                plainStart = j
+                continue
+            }
+            let folded = WordSet.key(c, i, j, true)
+            if let exact, let folded, s.keywords.contains(exact: exact, folded: folded) {
+                cls = "kw"
+            } else if let exact, let folded, s.literals.contains(exact: exact, folded: folded) {
+                cls = "lit"
+            } else if let exact, let folded, s.types.contains(exact: exact, folded: folded) {
+                cls = "ty"
+            } else if s.capitalizedTypes && b >= 0x41 && b <= 0x5A {
+                cls = "ty"
+            } else if s.functionCalls {
+                var k = j
+                while k < end && c[k].isSpaceOrTab { k += 1 }
+                if k < end && c[k] == UInt8(ascii: "(") { cls = "fn" } else { i = j; continue }
+            } else {
+                i = j; continue
+            }
+            e.plain(plainStart, i)
+            e.spanVerbatim(cls, i, j) // letters, digits, `_`, `?`, `!` and non-ASCII: nothing to escape
+            i = j
+            plainStart = j
+            continue
+        case Spec.ByteClass.digit:
+            atLineStart = false
+            let tokenEnd = numberEnd(c, i, end)
+            if tokenEnd < end && ident[Int(c[tokenEnd])] { // e.g. 3rd, 1password: not a number
+                var j = tokenEnd
+                while j < end && ident[Int(c[j])] { j += 1 }
+                i = j
+                continue
+            }
+            e.plain(plainStart, i)
+            e.spanVerbatim("num", i, tokenEnd) // ASCII alphanumerics, `.`, `+`, `-`
+            i = tokenEnd
+            plainStart = i
+            continue
+        case Spec.ByteClass.dot:
+            // a number like `.5`, or a byte with no token of its own
+            atLineStart = false
+            if i + 1 < end && c[i + 1].isDigit && (i == start || !ident[Int(c[i - 1])]) {
+                let tokenEnd = numberEnd(c, i, end)
+                if tokenEnd < end && ident[Int(c[tokenEnd])] {
+                    var j = tokenEnd
+                    while j < end && ident[Int(c[j])] { j += 1 }
+                    i = j
+                    continue
+                }
+                e.plain(plainStart, i)
+                e.spanVerbatim("num", i, tokenEnd)
+                i = tokenEnd
+                plainStart = i
+                continue
+            }
+            i += 1
+            continue
+        case Spec.ByteClass.op:
+            atLineStart = false
+            var j = i + 1
+            while j < end && isOperator(c[j]) && !(c[j] == UInt8(ascii: "/") && j + 1 < end && (c[j + 1] == UInt8(ascii: "/") || c[j + 1] == UInt8(ascii: "*"))) { j += 1 }
+            e.plain(plainStart, i)
+            e.span("op", i, j)
+            i = j
+            plainStart = i
+            continue
+        default:
+            break
+        }
         let wasLineStart = atLineStart
         atLineStart = false
         var tokenEnd = -1

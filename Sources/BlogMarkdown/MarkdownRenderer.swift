@@ -115,12 +115,13 @@ public struct MarkdownRenderer: Sendable {
 
         let html = transformer.renderHTML(doc, hardBreaks: options.hardBreaks, unsafe: options.unsafeHTML)
         defer { html.deallocate() }
-        var plain = transformer.plainText
-        while let last = plain.last, last == 0x0A || last == 0x20 { plain.removeLast() }
+        defer { transformer.plainText.deallocate(); transformer.codeText.deallocate() }
+        var plain = transformer.plainText.bytes
+        while let last = plain.last, last == 0x0A || last == 0x20 { plain = UnsafeBufferPointer(rebasing: plain.dropLast()) }
         return RenderedMarkdown(html: makeString(html.bytes, trusted: transformer.payloadsValid),
                                 headings: transformer.headings,
-                                plainText: makeString(&plain, trusted: true),
-                                codeText: makeString(&transformer.codeText, trusted: true),
+                                plainText: makeString(plain, trusted: true),
+                                codeText: makeString(transformer.codeText.bytes, trusted: true),
                                 links: transformer.links)
     }
 

@@ -13,18 +13,26 @@ final class Transformer {
     private var lineStarts: [Int] = []
 
     var headings: [Heading] = []
-    private var usedSlugs: [SlugKey: Int] = [:]
-    var codeText: [UInt8] = []
-    var plainText: [UInt8] = []
+    private var usedSlugs = SlugTable()
+    /// Code block text (block pass), then inline code (`renderHTML`); the caller deallocates it.
+    var codeText = ByteBuffer(capacity: 256)
+    /// Filled by `renderHTML`; the caller deallocates it.
+    var plainText = ByteBuffer(capacity: 0)
     var links: [MarkdownLink] = []
     // Lines of nodes that cmark did not place in this document (table cells, split text) and the
     // table-cell flag live in each node's cmark user data (no hashing of node pointers):
     // bit 0 = has a line override (line in bits 8...), other bits = the flags below.
-    private static let cellFlag = 2, inlineSeenFlag = 4, cjkSeenFlag = 8, directTableFlag = 16, inlineSeenAgainFlag = 32, trustedHTMLFlag = 64, blockHTMLFlag = 128
+    private static let cellFlag = 2, inlineSeenFlag = 4, cjkSeenFlag = 8, directTableFlag = 16, inlineSeenAgainFlag = 32, trustedHTMLFlag = 64, codeBlockFlag = 128
     /// Tables written as one HTML block: their cells (source bytes) and column count, for `collect`.
-    private var directTables: [Node: DirectTable] = [:]
-    /// The HTML of code blocks, for custom block nodes with `blockHTMLFlag` (index in user data bits 8...).
-    private var blockHTML: [[UInt8]] = []
+    /// (index in the table node's user data bits 8..., with `directTableFlag`; `renderHTML` writes them)
+    private var directTables: [DirectTable] = []
+    /// Code blocks written by `CodeBlockRenderer`: the code block node keeps its place in the tree
+    /// with `codeBlockFlag` and the index of its entry here in user data bits 8..., and `renderHTML`
+    /// writes (and highlights) it straight into the output.
+    private var codeBlocks: [(plan: CodeBlockRenderer.Plan, restored: [UInt8]?)] = []
+    private func plan(forInfo info: UnsafeBufferPointer<UInt8>, qiita: Bool) -> CodeBlockRenderer.Plan? {
+        CodeBlockRenderer.cachedPlan(info: info, qiita: qiita, highlight: options.highlightCode)
+    }
 
     /// A table written as one HTML block: its cells as byte ranges of `source`, row by row.
     private struct DirectTable {
@@ -32,6 +40,32 @@ final class Transformer {
         /// Number of cells of each row (rows may have more or fewer cells than columns).
         var rowCounts: [Int]
         var columns: Int
+        /// Index into `TableTags.th` / `td` of each column.
+        var aligns: [Int]
+    }
+
+    /// The HTML of a direct table (what cmark would write for the tree `makeTable` builds).
+    private func writeDirectTable(_ table: DirectTable, _ src: UnsafeBufferPointer<UInt8>, into out: inout ByteBuffer) {
+        out.append(static: "<table>\n<thead>\n")
+        var offset = 0
+        for (r, count) in table.rowCounts.enumerated() {
+            if r == 1 { out.append(static: "<tbody>\n") }
+            out.append(static: "<tr>\n")
+            for c in 0..<table.columns {
+                let tags = r == 0 ? TableTags.th[table.aligns[c]] : TableTags.td[table.aligns[c]]
+                tags.withUnsafeBufferPointer { out.append(UnsafeBufferPointer(rebasing: $0.dropLast())) }
+                if c < count {
+                    let cell = table.cells[offset + c]
+                    out.appendEscaped(UnsafeBufferPointer(rebasing: src[cell.start..<cell.end]))
+                }
+                if r == 0 { out.append(static: "</th>\n") } else { out.append(static: "</td>\n") }
+            }
+            out.append(static: "</tr>\n")
+            if r == 0 { out.append(static: "</thead>\n") }
+            offset += count
+        }
+        if table.rowCounts.count > 1 { out.append(static: "</tbody>\n") }
+        out.append(static: "</table>")
     }
 
     @inline(__always) private func setLineOverride(_ node: Node, _ line: Int32) {
@@ -205,6 +239,7 @@ final class Transformer {
         if lineStarts.isEmpty {
             // built in a local (appending to the stored property checked exclusivity on every line)
             var starts: [Int] = [0]
+            starts.reserveCapacity(source.count / 24 + 16) // typical lines are longer: no regrowth
             source.withUnsafeBufferPointer { b in
                 guard let base = b.baseAddress else { return }
                 var k = 0
@@ -284,8 +319,7 @@ final class Transformer {
         for count in rowCounts {
             for c in 0..<min(columns, count) {
                 let cell = cells[offset + c]
-                if !Transformer.isPlainCell(UnsafeBufferPointer(rebasing: src[cell.start..<cell.end]))
-                    || !Transformer.isInertCell(UnsafeBufferPointer(rebasing: src[cell.start..<cell.end])) { return .needsTree }
+                if !Transformer.isDirectCell(UnsafeBufferPointer(rebasing: src[cell.start..<cell.end])) { return .needsTree }
             }
             offset += count
         }
@@ -304,33 +338,11 @@ final class Transformer {
             }
             guard cutAt != nil else { return .none }
         }
-        // No later pass changes such cells: the whole table is one HTML block, written here the
-        // way cmark would render the tree `makeTable` builds, and its text is replayed by `renderHTML`.
-        var html: [UInt8] = []
-        html.reserveCapacity(128 + 48 * cells.count + lines.reduce(0) { $0 + $1.end - $1.start })
-        html.append(static: "<table>\n<thead>\n")
-        offset = 0
-        for (r, count) in rowCounts.enumerated() {
-            if r == 1 { html.append(static: "<tbody>\n") }
-            html.append(static: "<tr>\n")
-            for c in 0..<columns {
-                let tags = r == 0 ? TableTags.th[aligns[c].index] : TableTags.td[aligns[c].index]
-                tags.withUnsafeBufferPointer { html.append(contentsOf: UnsafeBufferPointer(rebasing: $0.dropLast())) }
-                if c < count {
-                    let cell = cells[offset + c]
-                    appendEscaped(&html, UnsafeBufferPointer(rebasing: src[cell.start..<cell.end]))
-                }
-                if r == 0 { html.append(static: "</th>\n") } else { html.append(static: "</td>\n") }
-            }
-            html.append(static: "</tr>\n")
-            if r == 0 { html.append(static: "</thead>\n") }
-            offset += count
-        }
-        if rowCounts.count > 1 { html.append(static: "</tbody>\n") }
-        html.append(static: "</table>\0")
-        let table = makeCustom(block: true, enterC: html, exitC: emptyCString)
-        setFlag(table, Transformer.directTableFlag | Transformer.trustedHTMLFlag) // source cut before ASCII bytes only
-        directTables[table] = DirectTable(cells: cells, rowCounts: rowCounts, columns: columns)
+        // No later pass changes such cells: the whole table is one HTML block, written by
+        // `renderHTML` the way cmark would render the tree `makeTable` builds (and its text replayed).
+        let table = cmark_node_new(CMARK_NODE_CUSTOM_BLOCK)!
+        cmark_node_set_user_data(table, UnsafeMutableRawPointer(bitPattern: (directTables.count << 8) | Transformer.directTableFlag))
+        directTables.append(DirectTable(cells: cells, rowCounts: rowCounts, columns: columns, aligns: aligns.map { $0.index }))
         if let cut = cutAt {
             while let next = cmark_node_next(cut) { cmark_node_free(next) }
             cmark_node_free(cut)
@@ -394,7 +406,15 @@ final class Transformer {
         let before = cells.count
         var start = s.start
         var i = s.start
+        let raw = UnsafeRawPointer(src.baseAddress!)
+        let ones: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080
         while i < s.end {
+            // eight bytes at a time while none is `\` or `|` (cells of Japanese text are long runs)
+            if i + 8 <= s.end {
+                let x = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                let a = x ^ (ones &* 0x5C), p = x ^ (ones &* 0x7C)
+                if (((a &- ones) & ~a) | ((p &- ones) & ~p)) & high == 0 { i += 8; continue }
+            }
             if src[i] == UInt8(ascii: "\\") { i += 2; continue }
             if src[i] == UInt8(ascii: "|") { cells.append(trim(ByteRange(start: start, end: i), src)); start = i + 1 }
             i += 1
@@ -642,6 +662,39 @@ final class Transformer {
         }
     }
 
+    /// `isPlainCell && isInertCell` in one pass, skipping eight bytes at a time while they are all
+    /// non-ASCII and none is 0xEE (the lead byte of the pre-pass markers).
+    private static func isDirectCell(_ cell: UnsafeBufferPointer<UInt8>) -> Bool {
+        let n = cell.count
+        guard n > 0, let p = cell.baseAddress else { return true }
+        let raw = UnsafeRawPointer(p)
+        let ones: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080
+        var k = 0
+        while k < n {
+            if k + 8 <= n {
+                let x = raw.loadUnaligned(fromByteOffset: k, as: UInt64.self)
+                if x & high == high {
+                    let t = x ^ (ones &* 0xEE)
+                    if (t &- ones) & ~t & high == 0 { k += 8; continue }
+                }
+            }
+            switch p[k] {
+            case 0..<0x20, UInt8(ascii: "\\"), UInt8(ascii: "`"), UInt8(ascii: "&"), UInt8(ascii: "_"), UInt8(ascii: "*"),
+                 UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "<"), UInt8(ascii: "!"),
+                 UInt8(ascii: "~"), UInt8(ascii: ":"), 0xEE:
+                return false
+            case UInt8(ascii: "."):
+                // `www.` starts an autolink
+                if k >= 3 && p[k - 3] | 0x20 == UInt8(ascii: "w") && p[k - 2] | 0x20 == UInt8(ascii: "w") && p[k - 1] | 0x20 == UInt8(ascii: "w") {
+                    return false
+                }
+            default: break
+            }
+            k += 1
+        }
+        return true
+    }
+
     /// True for a plain cell that no later pass touches: no strikethrough, autolink or footnote marker.
     private static func isInertCell(_ cell: UnsafeBufferPointer<UInt8>) -> Bool {
         var k = cell.startIndex
@@ -711,6 +764,9 @@ final class Transformer {
 
     private func collectNodes(_ doc: Node, qiita: Bool) -> Found {
         var found = Found()
+        found.inline.reserveCapacity(64)
+        found.headings.reserveCapacity(16)
+        found.codeBlocks.reserveCapacity(16)
         // Text and code spans come in runs of siblings: their parent is checked once per run.
         var lastParent: Node?
         var lastParentIsCJK = false
@@ -1115,11 +1171,11 @@ final class Transformer {
             let digit = UInt8(truncatingIfNeeded: 0x30 + level)
             var enter: [UInt8] = [UInt8(ascii: "<"), UInt8(ascii: "h"), digit]
             enter.reserveCapacity(idBytes.count * 2 + 80)
-            enter.append(contentsOf: " id=\"".utf8)
+            enter.append(static: " id=\"")
             appendEscaped(&enter, idBytes)
-            enter.append(contentsOf: "\"><a class=\"anchor\" href=\"#".utf8)
+            enter.append(static: "\"><a class=\"anchor\" href=\"#")
             appendEscaped(&enter, idBytes)
-            enter.append(contentsOf: "\" aria-hidden=\"true\">#</a>\0".utf8)
+            enter.append(static: "\" aria-hidden=\"true\">#</a>\0")
             let exit: [UInt8] = [UInt8(ascii: "<"), UInt8(ascii: "/"), UInt8(ascii: "h"), digit, UInt8(ascii: ">"), 0]
             let wrapper = makeCustom(block: true, enterC: emptyCString, exitC: emptyCString)
             let inner = makeCustom(block: false, enterC: enter, exitC: exit)
@@ -1129,30 +1185,20 @@ final class Transformer {
             replace(heading, with: wrapper)
         }
         for block in codeBlocks {
-            var literal = literalBytes(block)
-            var restored: [UInt8]?
-            if qiita, let r = restoreMarkers(literal) { restored = r }
+            let literal = literalBytes(block)
+            let restored = qiita ? restoreMarkers(literal) : nil
             let info = cBytesView(cmark_node_get_fence_info(block))
-            func render(_ code: UnsafeBufferPointer<UInt8>) {
-                codeText.append(contentsOf: code)
+            func take(_ code: UnsafeBufferPointer<UInt8>) {
+                codeText.append(code)
                 if codeText.last != 0x0A { codeText.append(0x0A) }
-                if var html = CodeBlockRenderer.render(info: info, code: code, qiita: qiita, highlight: options.highlightCode) {
-                    // kept on our side (not copied into cmark and measured back with strlen)
-                    html.removeLast() // the NUL
-                    let node = cmark_node_new(CMARK_NODE_CUSTOM_BLOCK)!
-                    cmark_node_set_user_data(node, UnsafeMutableRawPointer(bitPattern: (blockHTML.count << 8) | Transformer.blockHTMLFlag))
-                    blockHTML.append(html)
-                    replace(block, with: node)
-                } else if let r = restored {
-                    setLiteral(block, r)
-                }
             }
-            if let r = restored {
-                r.withUnsafeBufferPointer { render($0) }
-            } else {
-                render(literal)
+            if let r = restored { r.withUnsafeBufferPointer { take($0) } } else { take(literal) }
+            if let plan = plan(forInfo: info, qiita: qiita) {
+                cmark_node_set_user_data(block, UnsafeMutableRawPointer(bitPattern: (self.codeBlocks.count << 8) | Transformer.codeBlockFlag))
+                self.codeBlocks.append((plan, restored))
+            } else if let r = restored {
+                setLiteral(block, r)
             }
-            literal = UnsafeBufferPointer(start: nil, count: 0)
         }
         for node in htmlNodes {
             let isBlock = kind(node) == CMARK_NODE_HTML_BLOCK
@@ -1168,6 +1214,42 @@ final class Transformer {
     }
 
     /// Byte keys hashed in one go (String keys would normalize Japanese text on every lookup).
+    /// The ids used so far and their last suffix: a list compared with memcmp while it is short (a
+    /// document has a handful of headings; hashing every id cost more), a dictionary beyond 32.
+    private struct SlugTable {
+        private var keys: [SlugKey] = []
+        private var values: [Int] = []
+        private var positions: [SlugKey: Int]?
+
+        func index(forKey key: SlugKey) -> Int? {
+            if let positions { return positions[key] }
+            let n = key.bytes.count
+            return key.bytes.withUnsafeBufferPointer { b in
+                for (k, other) in keys.enumerated() where other.bytes.count == n {
+                    if n == 0 || other.bytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, b.baseAddress!, n) == 0 }) { return k }
+                }
+                return nil
+            }
+        }
+
+        subscript(key: SlugKey) -> Int? {
+            get { index(forKey: key).map { values[$0] } }
+            set {
+                guard let value = newValue else { return } // never removed
+                if let k = index(forKey: key) { values[k] = value; return }
+                keys.append(key)
+                values.append(value)
+                if positions != nil {
+                    positions![key] = keys.count - 1
+                } else if keys.count > 32 {
+                    var d: [SlugKey: Int] = [:]
+                    for (k, other) in keys.enumerated() { d[other] = k }
+                    positions = d
+                }
+            }
+        }
+    }
+
     private struct SlugKey: Hashable {
         var bytes: [UInt8]
         func hash(into hasher: inout Hasher) { bytes.withUnsafeBytes { hasher.combine(bytes: $0) } }
@@ -1198,20 +1280,21 @@ final class Transformer {
     /// links. In the Qiita dialect, `http(s)` links get `rel="noopener"` and images `loading="lazy"`.
     /// `payloadsValid` turns false if a custom node's HTML (ours) is not valid UTF-8.
     func renderHTML(_ doc: Node, hardBreaks: Bool, unsafe: Bool) -> ByteBuffer {
-        var out = ByteBuffer(capacity: source.count + source.count / 2 + 256)
+        // Room for highlighted code (spans roughly double it) without growing, which copied the
+        // whole buffer once for almost every document.
+        var out = ByteBuffer(capacity: source.count * 3 + 256)
         var inImage = 0
         // The image whose alt text is being written (attribute mode: only text goes out), and whether
         // it is one of ours (Qiita: text and code only) or cmark's (text, code and raw HTML).
         var altImage: Node?
         var qiitaAlt = false
         let qiita = options.qiitaExtensions
-        var plainText: [UInt8] = []
-        var codeText: [UInt8] = []
+        // the plain text goes into a byte buffer of its own (about 150,000 appends per 1,000 documents)
+        var plainText = ByteBuffer(capacity: source.count + 64)
+        var codeText = ByteBuffer(capacity: 0)
         var links: [MarkdownLink] = []
-        swap(&plainText, &self.plainText)
         swap(&codeText, &self.codeText)
         swap(&links, &self.links)
-        plainText.reserveCapacity(plainText.count + source.count)
         var valid = true
 
         // (no nested functions here: capturing `out` would put it in a box with an exclusivity check per access)
@@ -1231,13 +1314,13 @@ final class Transformer {
                 case CMARK_NODE_TEXT:
                     let lit = literalBytes(node)
                     out.appendEscaped(lit)
-                    if inImage == 0 { plainText.append(contentsOf: lit) }
+                    if inImage == 0 { plainText.append(lit) }
                     continue
                 case CMARK_NODE_CODE:
                     let lit = literalBytes(node)
                     out.appendEscaped(lit)
-                    if inImage == 0 { plainText.append(contentsOf: lit) }
-                    codeText.append(contentsOf: lit)
+                    if inImage == 0 { plainText.append(lit) }
+                    codeText.append(lit)
                     codeText.append(0x0A)
                     continue
                 case CMARK_NODE_HTML_INLINE:
@@ -1273,7 +1356,7 @@ final class Transformer {
             case CMARK_NODE_TEXT:
                 let lit = literalBytes(node)
                 out.appendEscaped(lit)
-                if inImage == 0 { plainText.append(contentsOf: lit) }
+                if inImage == 0 { plainText.append(lit) }
             case CMARK_NODE_SOFTBREAK:
                 if hardBreaks { out.append(static: "<br />\n") } else { out.append(0x0A) }
                 if inImage == 0 { plainText.append(0x0A) }
@@ -1285,8 +1368,8 @@ final class Transformer {
                 out.append(static: "<code>")
                 out.appendEscaped(lit)
                 out.append(static: "</code>")
-                if inImage == 0 { plainText.append(contentsOf: lit) }
-                codeText.append(contentsOf: lit)
+                if inImage == 0 { plainText.append(lit) }
+                codeText.append(lit)
                 codeText.append(0x0A)
             case CMARK_NODE_PARAGRAPH:
                 var tight = false
@@ -1310,20 +1393,17 @@ final class Transformer {
             case CMARK_NODE_CUSTOM_BLOCK:
                 newlineIfNeeded(&out)
                 let data = Int(bitPattern: cmark_node_get_user_data(node))
-                if data & Transformer.blockHTMLFlag != 0 {
-                    if entering {
-                        blockHTML[data >> 8].withUnsafeBufferPointer { html in
-                            if valid && !isValidUTF8(html) { valid = false }
-                            out.append(html)
-                        }
-                    }
+                if data & Transformer.directTableFlag != 0 {
+                    // cells are source bytes cut before ASCII bytes only: valid UTF-8
+                    if entering { source.withUnsafeBufferPointer { writeDirectTable(directTables[data >> 8], $0, into: &out) } }
                 } else {
                     appendPayload(&out, entering ? cmark_node_get_on_enter(node) : cmark_node_get_on_exit(node),
                                   trusted: data & Transformer.trustedHTMLFlag != 0, &valid)
                 }
                 newlineIfNeeded(&out)
                 if entering {
-                    if hasFlag(node, Transformer.directTableFlag), let table = directTables[node] {
+                    if data & Transformer.directTableFlag != 0 {
+                        let table = directTables[data >> 8]
                         // the text the cell / row / table nodes would have given
                         source.withUnsafeBufferPointer { src in
                             var offset = 0
@@ -1331,12 +1411,12 @@ final class Transformer {
                                 for c in 0..<table.columns {
                                     if c < count {
                                         let cell = table.cells[offset + c]
-                                        plainText.append(contentsOf: UnsafeBufferPointer(rebasing: src[cell.start..<cell.end]))
+                                        plainText.append(UnsafeBufferPointer(rebasing: src[cell.start..<cell.end]))
                                     }
                                     let last = plainText.last
                                     if last != 0x20 && last != 0x0A { plainText.append(0x20) }
                                 }
-                                if !plainText.isEmpty && plainText.last != 0x0A { plainText.append(0x0A) }
+                                if plainText.count > 0 && plainText.last != 0x0A { plainText.append(0x0A) }
                                 offset += count
                             }
                         }
@@ -1432,6 +1512,20 @@ final class Transformer {
                 }
             case CMARK_NODE_CODE_BLOCK:
                 newlineIfNeeded(&out)
+                let data = Int(bitPattern: cmark_node_get_user_data(node))
+                if data & Transformer.codeBlockFlag != 0 {
+                    // Valid UTF-8 by construction: the code and info are cmark strings of a valid
+                    // document (or the pre-pass's restored original bytes), the markup is ASCII.
+                    let entry = codeBlocks[data >> 8]
+                    if let restored = entry.restored {
+                        restored.withUnsafeBufferPointer { CodeBlockRenderer.write(entry.plan, code: $0, highlight: options.highlightCode, into: &out) }
+                    } else {
+                        CodeBlockRenderer.write(entry.plan, code: literalBytes(node), highlight: options.highlightCode, into: &out)
+                    }
+                    newlineIfNeeded(&out)
+                    newlineIfNeeded(&plainText)
+                    break
+                }
                 let info = cBytesView(cmark_node_get_fence_info(node))
                 if info.isEmpty {
                     out.append(static: "<pre><code>")
@@ -1457,8 +1551,10 @@ final class Transformer {
                 break
             }
         }
-        swap(&plainText, &self.plainText)
+        self.plainText.deallocate()
+        self.plainText = plainText
         swap(&codeText, &self.codeText)
+        codeText.deallocate() // the empty placeholder swapped in above
         swap(&links, &self.links)
         payloadsValid = valid
         return out

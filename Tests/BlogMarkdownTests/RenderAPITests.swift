@@ -11,6 +11,20 @@ final class RenderAPITests: XCTestCase {
         XCTAssertTrue(r.html.contains("<h2 id=\"見出し-1\"><a class=\"anchor\" href=\"#見出し-1\" aria-hidden=\"true\">#</a>見出し</h2>"))
     }
 
+    /// Many headings (past the short list of used ids) and ids that collide with a numbered one.
+    func testUniqueIdsAcrossManyHeadings() {
+        var markdown = "## A-1\n\n"
+        for _ in 0..<40 { markdown += "## A\n\n" }
+        markdown += "## A-1\n\n## Other\n"
+        let ids = MarkdownRenderer().render(markdown).headings.map(\.id)
+        XCTAssertEqual(ids.count, 43)
+        XCTAssertEqual(Set(ids).count, ids.count, "ids must be unique: \(ids)")
+        XCTAssertEqual(Array(ids.prefix(4)), ["a-1", "a", "a-2", "a-3"])
+        XCTAssertEqual(ids[40], "a-40")
+        XCTAssertEqual(ids[41], "a-1-1")
+        XCTAssertEqual(ids[42], "other")
+    }
+
     func testSlug() {
         XCTAssertEqual(HeadingID.make("Swift の「基本」文法!?"), "swift-の基本文法")
         XCTAssertEqual(HeadingID.make("A_b-C"), "a_b-c")
