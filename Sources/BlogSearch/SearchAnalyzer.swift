@@ -430,71 +430,8 @@ struct DocumentAnalyzer {
             i += 1
         }
         add(out + lo, hi - lo, field: field, position: position)
-        let parts = wordInts
-        var partCount = 0
-        var partStart = -1
-        i = 0
-        while i < n {
-            let c = p[i]
-            if c == 0x5F {
-                if partStart >= 0 { parts[2 * partCount] = partStart; parts[2 * partCount + 1] = i; partCount += 1; partStart = -1 }
-                i += 1
-                continue
-            }
-            if partStart >= 0 {
-                if c >= 0x41 && c <= 0x5A {
-                    let prev = p[i - 1]
-                    let prevLower = prev >= 0x61 && prev <= 0x7A
-                    let prevDigit = prev >= 0x30 && prev <= 0x39
-                    let prevUpper = prev >= 0x41 && prev <= 0x5A
-                    let nextLower = i + 1 < n && p[i + 1] >= 0x61 && p[i + 1] <= 0x7A
-                    if prevLower || prevDigit || (prevUpper && nextLower) {
-                        parts[2 * partCount] = partStart; parts[2 * partCount + 1] = i; partCount += 1
-                        partStart = i
-                    }
-                }
-            } else {
-                partStart = i
-            }
-            i += 1
-        }
-        if partStart >= 0 { parts[2 * partCount] = partStart; parts[2 * partCount + 1] = n; partCount += 1 }
-        if partCount < 2 { return true }
-        let offsets = parts + 2 * partCount  // emitted tokens (start, end) in `out`
-        offsets[0] = lo; offsets[1] = hi
-        var emittedCount = 1
-        var write = 2 * n
-        let longest = partCount > SearchTokenizer.maxPartsForSpans ? 1 : min(SearchTokenizer.maxSpanParts, partCount)
-        var length = 1
-        while length <= longest {
-            var start = 0
-            while start + length <= partCount {
-                let tokenStart = write
-                var q = start
-                while q < start + length {
-                    let a = parts[2 * q], b = parts[2 * q + 1]
-                    (out + write).update(from: out + a, count: b - a)
-                    write += b - a
-                    q += 1
-                }
-                let tokenLength = write - tokenStart
-                var duplicate = false
-                var e = 0
-                while e < emittedCount {
-                    let ea = offsets[2 * e], eb = offsets[2 * e + 1]
-                    if eb - ea == tokenLength && memcmp(out + ea, out + tokenStart, tokenLength) == 0 { duplicate = true; break }
-                    e += 1
-                }
-                if duplicate {
-                    write = tokenStart
-                } else {
-                    offsets[2 * emittedCount] = tokenStart; offsets[2 * emittedCount + 1] = write
-                    emittedCount += 1
-                    add(out + tokenStart, tokenLength, field: field, position: position)
-                }
-                start += 1
-            }
-            length += 1
+        SearchTokenizer.emitIdentifierSpans(p, n, lo: lo, hi: hi, out: out, parts: wordInts) { token, length in
+            add(token, length, field: field, position: position)
         }
         return true
     }

@@ -249,76 +249,88 @@ public enum SearchTokenizer {
             if wholeOnly { return true }
             // Part boundaries (start, end) pairs, at most n parts.
             return withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * n + 256) { ints -> Bool in
-                let parts = ints.baseAddress!
-                var partCount = 0
-                var partStart = -1
-                i = 0
-                while i < n {
-                    let c = p[i]
-                    if c == 0x5F {
-                        if partStart >= 0 { parts[2 * partCount] = partStart; parts[2 * partCount + 1] = i; partCount += 1; partStart = -1 }
-                        i += 1
-                        continue
-                    }
-                    if partStart >= 0 {
-                        let prev = p[i - 1]
-                        if c >= 0x41 && c <= 0x5A {
-                            let prevLower = prev >= 0x61 && prev <= 0x7A
-                            let prevDigit = prev >= 0x30 && prev <= 0x39
-                            let prevUpper = prev >= 0x41 && prev <= 0x5A
-                            let nextLower = i + 1 < n && p[i + 1] >= 0x61 && p[i + 1] <= 0x7A
-                            if prevLower || prevDigit || (prevUpper && nextLower) {
-                                parts[2 * partCount] = partStart; parts[2 * partCount + 1] = i; partCount += 1
-                                partStart = i
-                            }
-                        }
-                    } else {
-                        partStart = i
-                    }
-                    i += 1
-                }
-                if partStart >= 0 { parts[2 * partCount] = partStart; parts[2 * partCount + 1] = n; partCount += 1 }
-                if partCount < 2 { return true }
-                // Emitted tokens, for de-duplication: stored after the lowercased copy.
-                let emittedBase = 2 * n
-                let offsets = parts + 2 * partCount  // emitted token (start, end) pairs in `out`
-                offsets[0] = lo; offsets[1] = hi
-                var emittedCount = 1
-                var write = emittedBase
-                let longest = partCount > maxPartsForSpans ? 1 : min(maxSpanParts, partCount)
-                var length = 1
-                while length <= longest {
-                    var start = 0
-                    while start + length <= partCount {
-                        let tokenStart = write
-                        var q = start
-                        while q < start + length {
-                            let a = parts[2 * q], b = parts[2 * q + 1]
-                            (out + write).update(from: out + a, count: b - a)
-                            write += b - a
-                            q += 1
-                        }
-                        let tokenLength = write - tokenStart
-                        var duplicate = false
-                        var e = 0
-                        while e < emittedCount {
-                            let ea = offsets[2 * e], eb = offsets[2 * e + 1]
-                            if eb - ea == tokenLength && memcmp(out + ea, out + tokenStart, tokenLength) == 0 { duplicate = true; break }
-                            e += 1
-                        }
-                        if duplicate {
-                            write = tokenStart
-                        } else {
-                            offsets[2 * emittedCount] = tokenStart; offsets[2 * emittedCount + 1] = write
-                            emittedCount += 1
-                            emit(UnsafeBufferPointer(start: out + tokenStart, count: tokenLength), position)
-                        }
-                        start += 1
-                    }
-                    length += 1
+                emitIdentifierSpans(p, n, lo: lo, hi: hi, out: out, parts: ints.baseAddress!) { token, length in
+                    emit(UnsafeBufferPointer(start: token, count: length), position)
                 }
                 return true
             }
+        }
+    }
+
+    /// The parts of an ASCII identifier `p` (n bytes; `_` separates, and a capital starts a part
+    /// after a lowercase letter or digit, or before a lowercase letter after capitals) and every run
+    /// of up to `maxSpanParts` consecutive parts, lowercased, each once: `out` holds the lowercased
+    /// word in its first n bytes and room for the tokens after 2n; `[lo, hi)` of it (the word without
+    /// edge underscores) counts as already emitted. `parts` holds the part bounds, then the emitted
+    /// tokens' bounds.
+    @inline(__always)
+    static func emitIdentifierSpans(_ p: UnsafePointer<UInt8>, _ n: Int, lo: Int, hi: Int, out: UnsafeMutablePointer<UInt8>,
+                                    parts: UnsafeMutablePointer<Int>, _ emit: (UnsafePointer<UInt8>, Int) -> Void) {
+        var partCount = 0
+        var partStart = -1
+        var i = 0
+        while i < n {
+            let c = p[i]
+            if c == 0x5F {
+                if partStart >= 0 { parts[2 * partCount] = partStart; parts[2 * partCount + 1] = i; partCount += 1; partStart = -1 }
+                i += 1
+                continue
+            }
+            if partStart >= 0 {
+                if c >= 0x41 && c <= 0x5A {
+                    let prev = p[i - 1]
+                    let prevLower = prev >= 0x61 && prev <= 0x7A
+                    let prevDigit = prev >= 0x30 && prev <= 0x39
+                    let prevUpper = prev >= 0x41 && prev <= 0x5A
+                    let nextLower = i + 1 < n && p[i + 1] >= 0x61 && p[i + 1] <= 0x7A
+                    if prevLower || prevDigit || (prevUpper && nextLower) {
+                        parts[2 * partCount] = partStart; parts[2 * partCount + 1] = i; partCount += 1
+                        partStart = i
+                    }
+                }
+            } else {
+                partStart = i
+            }
+            i += 1
+        }
+        if partStart >= 0 { parts[2 * partCount] = partStart; parts[2 * partCount + 1] = n; partCount += 1 }
+        if partCount < 2 { return }
+        // Emitted tokens, for de-duplication: stored after the lowercased copy.
+        let offsets = parts + 2 * partCount  // emitted token (start, end) pairs in `out`
+        offsets[0] = lo; offsets[1] = hi
+        var emittedCount = 1
+        var write = 2 * n
+        let longest = partCount > maxPartsForSpans ? 1 : min(maxSpanParts, partCount)
+        var length = 1
+        while length <= longest {
+            var start = 0
+            while start + length <= partCount {
+                let tokenStart = write
+                var q = start
+                while q < start + length {
+                    let a = parts[2 * q], b = parts[2 * q + 1]
+                    (out + write).update(from: out + a, count: b - a)
+                    write += b - a
+                    q += 1
+                }
+                let tokenLength = write - tokenStart
+                var duplicate = false
+                var e = 0
+                while e < emittedCount {
+                    let ea = offsets[2 * e], eb = offsets[2 * e + 1]
+                    if eb - ea == tokenLength && memcmp(out + ea, out + tokenStart, tokenLength) == 0 { duplicate = true; break }
+                    e += 1
+                }
+                if duplicate {
+                    write = tokenStart
+                } else {
+                    offsets[2 * emittedCount] = tokenStart; offsets[2 * emittedCount + 1] = write
+                    emittedCount += 1
+                    emit(out + tokenStart, tokenLength)
+                }
+                start += 1
+            }
+            length += 1
         }
     }
 
