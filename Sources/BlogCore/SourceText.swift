@@ -93,44 +93,47 @@ public enum SourceText {
     /// Index of the first byte that starts an invalid UTF-8 sequence, or nil. Overlong forms,
     /// surrogates and code points above U+10FFFF are invalid, as for the standard library.
     public static func firstInvalidUTF8(_ bytes: ArraySlice<UInt8>) -> Int? {
-        bytes.withUnsafeBufferPointer { buffer -> Int? in
-            guard let p = buffer.baseAddress else { return nil }
-            let n = buffer.count
-            let raw = UnsafeRawPointer(p)
-            var i = 0
-            while i < n {
-                // ASCII runs eight bytes at a time.
-                if i + 8 <= n && raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
-                    i += 8
-                    continue
-                }
-                let b = p[i]
-                if b < 0x80 {
-                    i += 1
-                    continue
-                }
-                if b < 0xC2 { return bytes.startIndex + i }
-                if b < 0xE0 {
-                    guard i + 1 < n, p[i + 1] & 0xC0 == 0x80 else { return bytes.startIndex + i }
-                    i += 2
-                    continue
-                }
-                if b < 0xF0 {
-                    guard i + 2 < n else { return bytes.startIndex + i }
-                    let c1 = p[i + 1]
-                    guard c1 & 0xC0 == 0x80, p[i + 2] & 0xC0 == 0x80,
-                          !(b == 0xE0 && c1 < 0xA0), !(b == 0xED && c1 > 0x9F) else { return bytes.startIndex + i }
-                    i += 3
-                    continue
-                }
-                guard b < 0xF5, i + 3 < n else { return bytes.startIndex + i }
-                let c1 = p[i + 1]
-                guard c1 & 0xC0 == 0x80, p[i + 2] & 0xC0 == 0x80, p[i + 3] & 0xC0 == 0x80,
-                      !(b == 0xF0 && c1 < 0x90), !(b == 0xF4 && c1 > 0x8F) else { return bytes.startIndex + i }
-                i += 4
+        bytes.withUnsafeBufferPointer { firstInvalidUTF8($0) }.map { bytes.startIndex + $0 }
+    }
+
+    /// Offset of the first byte that starts an invalid UTF-8 sequence in `buffer`, or nil.
+    public static func firstInvalidUTF8(_ buffer: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard let p = buffer.baseAddress else { return nil }
+        let n = buffer.count
+        let raw = UnsafeRawPointer(p)
+        var i = 0
+        while i < n {
+            // ASCII runs eight bytes at a time.
+            if i + 8 <= n && raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                i += 8
+                continue
             }
-            return nil
+            let b = p[i]
+            if b < 0x80 {
+                i += 1
+                continue
+            }
+            if b < 0xC2 { return i }
+            if b < 0xE0 {
+                guard i + 1 < n, p[i + 1] & 0xC0 == 0x80 else { return i }
+                i += 2
+                continue
+            }
+            if b < 0xF0 {
+                guard i + 2 < n else { return i }
+                let c1 = p[i + 1]
+                guard c1 & 0xC0 == 0x80, p[i + 2] & 0xC0 == 0x80,
+                      !(b == 0xE0 && c1 < 0xA0), !(b == 0xED && c1 > 0x9F) else { return i }
+                i += 3
+                continue
+            }
+            guard b < 0xF5, i + 3 < n else { return i }
+            let c1 = p[i + 1]
+            guard c1 & 0xC0 == 0x80, p[i + 2] & 0xC0 == 0x80, p[i + 3] & 0xC0 == 0x80,
+                  !(b == 0xF0 && c1 < 0x90), !(b == 0xF4 && c1 > 0x8F) else { return i }
+            i += 4
         }
+        return nil
     }
 
     static func reason(_ error: Error) -> String {

@@ -10,6 +10,21 @@ typealias Node = OpaquePointer
 
 @inline(__always) func kind(_ node: Node) -> cmark_node_type { cmark_node_get_type(node) }
 
+/// The `number`th (1-based) soft or hard line break among the direct children of `parent`.
+func lineBreak(_ number: Int, in parent: Node) -> Node? {
+    var breaks = 0
+    var child = cmark_node_first_child(parent)
+    while let c = child {
+        let t = kind(c)
+        if t == CMARK_NODE_SOFTBREAK || t == CMARK_NODE_LINEBREAK {
+            breaks += 1
+            if breaks == number { return c }
+        }
+        child = cmark_node_next(c)
+    }
+    return nil
+}
+
 /// The literal of a node as a byte view valid until the node is changed or freed.
 @inline(__always) func literalBytes(_ node: Node) -> UnsafeBufferPointer<UInt8> {
     guard let p = cmark_node_get_literal(node) else { return UnsafeBufferPointer(start: nil, count: 0) }
@@ -220,6 +235,17 @@ extension UInt8 {
     }
 }
 
+/// Whether none of eight bytes is `&`, `<`, `>` or `"` (a zero byte in x ^ c·ones); eight non-ASCII
+/// bytes (Japanese text) answer at once.
+@inline(__always)
+func wordNeedsNoHTMLEscape(_ x: UInt64) -> Bool {
+    let ones: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080
+    if x & high == high { return true }
+    let a = x ^ (ones &* 0x26), l = x ^ (ones &* 0x3C), g = x ^ (ones &* 0x3E), q = x ^ (ones &* 0x22)
+    let hit = ((a &- ones) & ~a) | ((l &- ones) & ~l) | ((g &- ones) & ~g) | ((q &- ones) & ~q)
+    return hit & high == 0
+}
+
 /// The byte-buffer form: copies runs of bytes that need no escaping in one go.
 func appendEscaped(_ out: inout [UInt8], _ bytes: UnsafeBufferPointer<UInt8>) {
     guard let base = bytes.baseAddress else { return }
@@ -231,11 +257,7 @@ func appendEscaped(_ out: inout [UInt8], _ bytes: UnsafeBufferPointer<UInt8>) {
         // Eight bytes at a time while none of them is `&`, `<`, `>` or `"` (a zero byte in x ^ c*ones).
         if i + 8 <= n {
             let x = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            let ones: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080
-            if x & high == high { i += 8; continue } // all non-ASCII (Japanese text): nothing to escape
-            let a = x ^ (ones &* 0x26), l = x ^ (ones &* 0x3C), g = x ^ (ones &* 0x3E), q = x ^ (ones &* 0x22)
-            let hit = ((a &- ones) & ~a) | ((l &- ones) & ~l) | ((g &- ones) & ~g) | ((q &- ones) & ~q)
-            if hit & high == 0 { i += 8; continue }
+            if wordNeedsNoHTMLEscape(x) { i += 8; continue }
         }
         let b = base[i]
         if b == 0x26 || b == 0x3C || b == 0x3E || b == 0x22 {
@@ -405,11 +427,7 @@ struct ByteBuffer {
         while i < n {
             if i + 8 <= n {
                 let x = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                let ones: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080
-                if x & high == high { i += 8; continue } // all non-ASCII (Japanese text): nothing to escape
-                let a = x ^ (ones &* 0x26), l = x ^ (ones &* 0x3C), g = x ^ (ones &* 0x3E), q = x ^ (ones &* 0x22)
-                let hit = ((a &- ones) & ~a) | ((l &- ones) & ~l) | ((g &- ones) & ~g) | ((q &- ones) & ~q)
-                if hit & high == 0 { i += 8; continue }
+                if wordNeedsNoHTMLEscape(x) { i += 8; continue }
             }
             let b = src[i]
             if b == 0x26 || b == 0x3C || b == 0x3E || b == 0x22 {

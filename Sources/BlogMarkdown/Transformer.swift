@@ -1,3 +1,4 @@
+import BlogCore
 import CCmark
 #if canImport(Glibc)
 import Glibc
@@ -326,16 +327,7 @@ final class Transformer {
         // Cut the paragraph before the header line (top-level line breaks only).
         var cutAt: Node?
         if headerIndex > 0 {
-            var breaks = 0
-            var child = cmark_node_first_child(paragraph)
-            while let c = child {
-                let t = kind(c)
-                if t == CMARK_NODE_SOFTBREAK || t == CMARK_NODE_LINEBREAK {
-                    breaks += 1
-                    if breaks == headerIndex { cutAt = c; break }
-                }
-                child = cmark_node_next(c)
-            }
+            cutAt = lineBreak(headerIndex, in: paragraph)
             guard cutAt != nil else { return .none }
         }
         // No later pass changes such cells: the whole table is one HTML block, written by
@@ -542,16 +534,7 @@ final class Transformer {
         // Cut the paragraph before the header line (top-level line breaks only).
         var cutAt: Node?
         if headerIndex > 0 {
-            var breaks = 0
-            var child = cmark_node_first_child(paragraph)
-            while let c = child {
-                let t = kind(c)
-                if t == CMARK_NODE_SOFTBREAK || t == CMARK_NODE_LINEBREAK {
-                    breaks += 1
-                    if breaks == headerIndex { cutAt = c; break }
-                }
-                child = cmark_node_next(c)
-            }
+            cutAt = lineBreak(headerIndex, in: paragraph)
             guard cutAt != nil else { return }
         }
         let columns = aligns.count
@@ -1619,35 +1602,8 @@ func isCmarkDangerousURL(_ url: UnsafeBufferPointer<UInt8>) -> Bool {
     return true
 }
 
-/// Whether `bytes` is well-formed UTF-8 (ASCII runs eight bytes at a time).
+/// Whether `bytes` is well-formed UTF-8.
+@inline(__always)
 func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-    guard let p = bytes.baseAddress else { return true }
-    let n = bytes.count
-    let raw = UnsafeRawPointer(p)
-    var i = 0
-    while i < n {
-        if i + 8 <= n && raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 { i += 8; continue }
-        let b = p[i]
-        if b < 0x80 { i += 1; continue }
-        if b < 0xC2 { return false }
-        if b < 0xE0 {
-            guard i + 1 < n, p[i + 1] & 0xC0 == 0x80 else { return false }
-            i += 2
-            continue
-        }
-        if b < 0xF0 {
-            guard i + 2 < n else { return false }
-            let c1 = p[i + 1]
-            guard c1 & 0xC0 == 0x80, p[i + 2] & 0xC0 == 0x80 else { return false }
-            if (b == 0xE0 && c1 < 0xA0) || (b == 0xED && c1 > 0x9F) { return false }
-            i += 3
-            continue
-        }
-        guard b < 0xF5, i + 3 < n else { return false }
-        let c1 = p[i + 1]
-        guard c1 & 0xC0 == 0x80, p[i + 2] & 0xC0 == 0x80, p[i + 3] & 0xC0 == 0x80 else { return false }
-        if (b == 0xF0 && c1 < 0x90) || (b == 0xF4 && c1 > 0x8F) { return false }
-        i += 4
-    }
-    return true
+    SourceText.firstInvalidUTF8(bytes) == nil
 }
