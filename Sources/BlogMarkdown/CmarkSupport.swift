@@ -63,7 +63,6 @@ let literalLengthField: Bool = {
 
 func literalArray(_ node: Node) -> [UInt8] { Array(literalBytes(node)) }
 
-func stringOf(_ p: UnsafePointer<CChar>?) -> String { p.map { String(cString: $0) } ?? "" }
 
 /// Calls `body` with a NUL-terminated copy of `bytes`.
 @inline(__always) func withCBytes<R>(_ bytes: [UInt8], _ body: (UnsafePointer<CChar>) -> R) -> R {
@@ -77,13 +76,13 @@ func stringOf(_ p: UnsafePointer<CChar>?) -> String { p.map { String(cString: $0
 func setLiteral(_ node: Node, _ bytes: [UInt8]) { withCBytes(bytes) { _ = cmark_node_set_literal(node, $0) } }
 
 func makeText(_ bytes: [UInt8]) -> Node {
-    let node = cmark_node_new(CMARK_NODE_TEXT)!
+    let node = newNode(CMARK_NODE_TEXT)
     setLiteral(node, bytes)
     return node
 }
 
 func makeText(_ bytes: ArraySlice<UInt8>) -> Node {
-    let node = cmark_node_new(CMARK_NODE_TEXT)!
+    let node = newNode(CMARK_NODE_TEXT)
     var copy = ContiguousArray(bytes)
     copy.append(0)
     copy.withUnsafeBufferPointer { _ = cmark_node_set_literal(node, UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self)) }
@@ -91,7 +90,7 @@ func makeText(_ bytes: ArraySlice<UInt8>) -> Node {
 }
 
 func makeCustom(block: Bool, enter: [UInt8], exit: [UInt8]) -> Node {
-    let node = cmark_node_new(block ? CMARK_NODE_CUSTOM_BLOCK : CMARK_NODE_CUSTOM_INLINE)!
+    let node = newNode(block ? CMARK_NODE_CUSTOM_BLOCK : CMARK_NODE_CUSTOM_INLINE)
     withCBytes(enter) { _ = cmark_node_set_on_enter(node, $0) }
     withCBytes(exit) { _ = cmark_node_set_on_exit(node, $0) }
     return node
@@ -99,7 +98,7 @@ func makeCustom(block: Bool, enter: [UInt8], exit: [UInt8]) -> Node {
 
 /// A custom node from NUL-terminated byte strings (no copy on our side; cmark copies them).
 func makeCustom(block: Bool, enterC: [UInt8], exitC: [UInt8]) -> Node {
-    let node = cmark_node_new(block ? CMARK_NODE_CUSTOM_BLOCK : CMARK_NODE_CUSTOM_INLINE)!
+    let node = newNode(block ? CMARK_NODE_CUSTOM_BLOCK : CMARK_NODE_CUSTOM_INLINE)
     enterC.withUnsafeBufferPointer { _ = cmark_node_set_on_enter(node, UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self)) }
     exitC.withUnsafeBufferPointer { _ = cmark_node_set_on_exit(node, UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self)) }
     return node

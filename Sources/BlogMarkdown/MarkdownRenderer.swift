@@ -104,11 +104,12 @@ public struct MarkdownRenderer: Sendable {
         // The bytes come from a Swift String (always valid UTF-8) and the pre-pass only inserts whole
         // UTF-8 sequences, so cmark's own UTF-8 validation (a sizeable share of its parse time) is skipped.
         let parseFlags = CMARK_OPT_DEFAULT
-        guard let doc = source.withUnsafeBufferPointer({ buffer -> Node? in
-            guard let base = buffer.baseAddress else { return cmark_parse_document("", 0, parseFlags) }
-            return base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { cmark_parse_document($0, buffer.count, parseFlags) }
-        }) else { return RenderedMarkdown(html: "") }
-        defer { cmark_node_free(doc) }
+        // Every node of this document comes from the thread's arena, given back at once when the
+        // results below are copied out (the tree is not freed node by node).
+        let allocator = CmarkArena.begin()
+        defer { CmarkArena.end() }
+        guard let doc = source.withUnsafeBufferPointer({ parseDocument($0, options: parseFlags) }) else { return RenderedMarkdown(html: "") }
+        defer { if !allocator.arena { cmark_node_free(doc) } }
 
         let transformer = Transformer(options: options, parseFlags: parseFlags, source: source, prepass: prepass)
         transformer.run(doc)

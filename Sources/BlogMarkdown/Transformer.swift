@@ -162,7 +162,7 @@ final class Transformer {
         for marker in markers where !done.contains(marker) {
             let line = Int(cmark_node_get_start_line(marker))
             let text = prepass?.noteLines[line] ?? []
-            let paragraph = cmark_node_new(CMARK_NODE_PARAGRAPH)!
+            let paragraph = newNode(CMARK_NODE_PARAGRAPH)
             append(paragraph, makeText(Array(text.drop(while: { $0.isSpaceOrTab }))))
             replace(marker, with: paragraph)
         }
@@ -190,7 +190,7 @@ final class Transformer {
                     child = cmark_node_next(c)
                     continue
                 }
-                let split = cmark_node_new(CMARK_NODE_PARAGRAPH)!
+                let split = newNode(CMARK_NODE_PARAGRAPH)
                 cmark_node_insert_after(current, split)
                 while let moving = cmark_node_next(c) { append(split, moving) }
                 cmark_node_free(c)
@@ -332,7 +332,7 @@ final class Transformer {
         }
         // No later pass changes such cells: the whole table is one HTML block, written by
         // `renderHTML` the way cmark would render the tree `makeTable` builds (and its text replayed).
-        let table = cmark_node_new(CMARK_NODE_CUSTOM_BLOCK)!
+        let table = newNode(CMARK_NODE_CUSTOM_BLOCK)
         cmark_node_set_user_data(table, UnsafeMutableRawPointer(bitPattern: (directTables.count << 8) | Transformer.directTableFlag))
         directTables.append(DirectTable(cells: cells, rowCounts: rowCounts, columns: columns, aligns: aligns.map { $0.index }))
         if let cut = cutAt {
@@ -574,11 +574,7 @@ final class Transformer {
                     text.append(contentsOf: [0x0A, 0x0A])
                 }
             }
-            guard let doc = text.withUnsafeBufferPointer({ buffer in
-                buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-                    cmark_parse_document($0, buffer.count, parseFlags)
-                }
-            }) else { return }
+            guard let doc = text.withUnsafeBufferPointer({ parseDocument($0, options: parseFlags) }) else { return }
             cellDoc = doc
             var child = cmark_node_first_child(doc)
             while let c = child { cellParagraphs.append(c); child = cmark_node_next(c) }
@@ -960,7 +956,7 @@ final class Transformer {
                 let text = Array(lit[i..<end])
                 var url = text
                 if text.first?.lowerASCII == UInt8(ascii: "w") { url = Array("http://".utf8) + text }
-                let link = cmark_node_new(CMARK_NODE_LINK)!
+                let link = newNode(CMARK_NODE_LINK)
                 withCBytes(url) { _ = cmark_node_set_url(link, $0) }
                 append(link, makeText(text))
                 setLineOverride(link, line)
@@ -1316,7 +1312,7 @@ final class Transformer {
                 case CMARK_NODE_LINK, CMARK_NODE_IMAGE:
                     if node != image {
                         if entering {
-                            links.append(MarkdownLink(destination: stringOf(cmark_node_get_url(node)), line: Int(self.line(of: node))))
+                            links.append(MarkdownLink(destination: makeString(cBytesView(cmark_node_get_url(node)), trusted: true), line: Int(self.line(of: node))))
                             if type == CMARK_NODE_IMAGE { inImage += 1 }
                         } else if type == CMARK_NODE_IMAGE {
                             inImage -= 1
@@ -1409,9 +1405,9 @@ final class Transformer {
                 }
             case CMARK_NODE_LINK:
                 guard entering else { out.append(static: "</a>"); break }
-                let urlPointer = cmark_node_get_url(node)
-                links.append(MarkdownLink(destination: stringOf(urlPointer), line: Int(self.line(of: node))))
-                let url = cBytesView(urlPointer)
+                // cmark's URLs of a valid document are valid UTF-8 (entities decode to whole characters)
+                let url = cBytesView(cmark_node_get_url(node))
+                links.append(MarkdownLink(destination: makeString(url, trusted: true), line: Int(self.line(of: node))))
                 if qiita && inImage == 0 && isHTTPURL(url) {
                     out.append(static: "<a href=\"")
                     out.appendEscapedHref(url)
@@ -1427,9 +1423,8 @@ final class Transformer {
                 }
             case CMARK_NODE_IMAGE:
                 if entering {
-                    let urlPointer = cmark_node_get_url(node)
-                    links.append(MarkdownLink(destination: stringOf(urlPointer), line: Int(self.line(of: node))))
-                    let url = cBytesView(urlPointer)
+                    let url = cBytesView(cmark_node_get_url(node))
+                    links.append(MarkdownLink(destination: makeString(url, trusted: true), line: Int(self.line(of: node))))
                     out.append(static: "<img src=\"")
                     if qiita {
                         if unsafe || !isDangerousURL(url) { out.appendEscapedHref(url) }

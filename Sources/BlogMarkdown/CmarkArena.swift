@@ -1,0 +1,209 @@
+import CCmark
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// A per-thread bump allocator for libcmark, so that one `render` call costs a few pointer bumps
+// instead of a malloc and a free for every node, literal and buffer cmark makes (glibc's malloc and
+// free were about a fifth of the dialect's time in `perf`).
+//
+// cmark takes its allocator as a `cmark_mem` of three C function pointers without a context, and
+// every node remembers the allocator it was made with (its literal, URL and custom strings, and the
+// iterators over it, use the same one). So the functions find the calling thread's arena through a
+// pthread key, `render` makes every node of a document from it (`newNode`, `parseDocument`), and once
+// the HTML, text and links are copied out the whole arena is reset at once: the document tree is
+// never walked to be freed. A node-by-node `cmark_node_free` during the transforms costs nothing (the
+// last allocation is even given back). A `render` nested inside another on the same thread (none
+// today) uses cmark's default allocator and frees its tree the usual way.
+
+/// The state of one thread's arena, in memory of its own (no reference counting on the hot path).
+private struct ArenaState {
+    /// The chunk kept between documents and its size.
+    var first: UnsafeMutableRawPointer
+    var firstSize: Int
+    /// Chunks added while this document ran out of room, as a list linked through their first word.
+    var extra: UnsafeMutableRawPointer?
+    var extraBytes: Int
+    /// The free room of the current chunk.
+    var cursor: UnsafeMutableRawPointer
+    var end: UnsafeMutableRawPointer
+    /// The newest allocation (what `realloc` can grow in place and `free` can give back).
+    var last: UnsafeMutableRawPointer?
+    /// Renders in progress on this thread (only the outermost uses the arena).
+    var depth: Int
+    /// The allocator new nodes get now: the arena inside the outermost render, else nil (cmark's own).
+    var active: UnsafeMutablePointer<cmark_mem>?
+}
+
+/// Every block has a 16-byte header holding its usable size; blocks and sizes are 16-aligned.
+private let headerSize = 16
+private let initialChunk = 256 << 10
+/// The kept chunk grows to what the largest document needed, up to this.
+private let maximumKeptChunk = 16 << 20
+
+@inline(__always) private func roundUp(_ n: Int) -> Int { (n + 15) & ~15 }
+
+/// Frees a thread's arena when the thread ends.
+private func destroyState(_ raw: UnsafeMutableRawPointer?) {
+    guard let raw else { return }
+    let state = raw.assumingMemoryBound(to: ArenaState.self)
+    var chunk = state.pointee.extra
+    while let c = chunk { chunk = c.load(as: UnsafeMutableRawPointer?.self); free(c) }
+    free(state.pointee.first)
+    state.deinitialize(count: 1)
+    state.deallocate()
+}
+
+// The thread's state sits behind a pthread key. The key and its once-token are plain integers with
+// constant initial values, so reading them costs no lazy-global check (a `let` initialised by a
+// closure would call `swift_once` on every allocation); `CmarkArena.begin` creates the key.
+@exclusivity(unchecked) nonisolated(unsafe) private var arenaKey: pthread_key_t = 0
+@exclusivity(unchecked) nonisolated(unsafe) private var arenaKeyOnce: pthread_once_t = 0
+
+private func createArenaKey() {
+    precondition(pthread_key_create(&arenaKey, destroyState) == 0, "pthread_key_create failed")
+}
+
+@inline(__always) private func currentState() -> UnsafeMutablePointer<ArenaState> {
+    if let raw = pthread_getspecific(arenaKey) { return raw.assumingMemoryBound(to: ArenaState.self) }
+    return makeState()
+}
+
+@inline(never) private func makeState() -> UnsafeMutablePointer<ArenaState> {
+    guard let first = malloc(initialChunk) else { fatalError("out of memory") }
+    let state = UnsafeMutablePointer<ArenaState>.allocate(capacity: 1)
+    state.initialize(to: ArenaState(first: first, firstSize: initialChunk, extra: nil, extraBytes: 0,
+                                    cursor: first, end: first + initialChunk, last: nil, depth: 0, active: nil))
+    pthread_setspecific(arenaKey, state)
+    return state
+}
+
+@inline(__always) private func arenaAllocate(_ state: UnsafeMutablePointer<ArenaState>, _ size: Int) -> UnsafeMutableRawPointer {
+    let usable = roundUp(max(size, 1))
+    let need = usable + headerSize
+    if state.pointee.end - state.pointee.cursor < need {
+        // A chunk of its own for this and what follows; its first 16 bytes link it into `extra`.
+        let chunkSize = max(initialChunk, need + headerSize)
+        guard let chunk = malloc(chunkSize) else { fatalError("out of memory") }
+        chunk.storeBytes(of: state.pointee.extra, as: UnsafeMutableRawPointer?.self)
+        state.pointee.extra = chunk
+        state.pointee.extraBytes += chunkSize
+        state.pointee.cursor = chunk + headerSize
+        state.pointee.end = chunk + chunkSize
+    }
+    let header = state.pointee.cursor
+    header.storeBytes(of: usable, as: Int.self)
+    let block = header + headerSize
+    state.pointee.cursor = block + usable
+    state.pointee.last = block
+    return block
+}
+
+@inline(__always) private func blockSize(_ block: UnsafeMutableRawPointer) -> Int {
+    (block - headerSize).load(as: Int.self)
+}
+
+private func arenaCalloc(_ count: Int, _ size: Int) -> UnsafeMutableRawPointer? {
+    let (bytes, overflow) = count.multipliedReportingOverflow(by: size)
+    guard !overflow else { fatalError("cmark asked for an impossible allocation") }
+    let block = arenaAllocate(currentState(), bytes)
+    memset(block, 0, bytes)
+    return block
+}
+
+private func arenaRealloc(_ old: UnsafeMutableRawPointer?, _ size: Int) -> UnsafeMutableRawPointer? {
+    let state = currentState()
+    guard let old else { return arenaAllocate(state, size) }
+    let oldSize = blockSize(old)
+    if size <= oldSize { return old }
+    // The newest block grows in place while its chunk has room (cmark's growing buffers).
+    if old == state.pointee.last, state.pointee.end - old >= roundUp(size) {
+        let usable = roundUp(size)
+        (old - headerSize).storeBytes(of: usable, as: Int.self)
+        state.pointee.cursor = old + usable
+        return old
+    }
+    let block = arenaAllocate(state, size)
+    memcpy(block, old, oldSize)
+    return block
+}
+
+private func arenaFree(_ block: UnsafeMutableRawPointer?) {
+    guard let block else { return }
+    let state = currentState()
+    if block == state.pointee.last {
+        state.pointee.cursor = block - headerSize
+        state.pointee.last = nil
+    }
+}
+
+/// The allocator handed to cmark (a stable address for the life of the process).
+nonisolated(unsafe) private let arenaMem: UnsafeMutablePointer<cmark_mem> = {
+    let mem = UnsafeMutablePointer<cmark_mem>.allocate(capacity: 1)
+    mem.initialize(to: cmark_mem(calloc: arenaCalloc, realloc: arenaRealloc, free: arenaFree))
+    return mem
+}()
+
+/// The allocator of the document being rendered on this thread (set by `CmarkArena.begin`).
+enum CmarkArena {
+    /// Starts a document on this thread. Returns the allocator its nodes must use and whether it is
+    /// the arena (then `end` frees the whole tree; else the caller frees it with `cmark_node_free`).
+    static func begin() -> (mem: UnsafeMutablePointer<cmark_mem>, arena: Bool) {
+        // the key exists before anything reads it (cmark calls the allocator only inside a render)
+        pthread_once(&arenaKeyOnce, createArenaKey)
+        let state = currentState()
+        state.pointee.depth += 1
+        if state.pointee.depth == 1 {
+            state.pointee.active = arenaMem
+            return (arenaMem, true)
+        }
+        state.pointee.active = nil
+        return (cmark_get_default_mem_allocator(), false)
+    }
+
+    /// Ends the document `begin` started: every block of the arena is given back at once. No node,
+    /// literal or iterator of that document may be used after this.
+    static func end() {
+        let state = currentState()
+        state.pointee.depth -= 1
+        state.pointee.active = state.pointee.depth == 1 ? arenaMem : nil
+        guard state.pointee.depth == 0 else { return }
+        var chunk = state.pointee.extra
+        while let c = chunk { chunk = c.load(as: UnsafeMutableRawPointer?.self); free(c) }
+        if state.pointee.extraBytes > 0 && state.pointee.firstSize < maximumKeptChunk {
+            // This document needed more: keep one chunk as large as what it used, for the next ones.
+            let size = min(maximumKeptChunk, state.pointee.firstSize + state.pointee.extraBytes)
+            free(state.pointee.first)
+            guard let first = malloc(size) else { fatalError("out of memory") }
+            state.pointee.first = first
+            state.pointee.firstSize = size
+        }
+        state.pointee.extra = nil
+        state.pointee.extraBytes = 0
+        state.pointee.cursor = state.pointee.first
+        state.pointee.end = state.pointee.first + state.pointee.firstSize
+        state.pointee.last = nil
+    }
+
+    /// The allocator for nodes made now on this thread: the arena while a document renders.
+    @inline(__always) static var current: UnsafeMutablePointer<cmark_mem> {
+        pthread_once(&arenaKeyOnce, createArenaKey)
+        return currentState().pointee.active ?? cmark_get_default_mem_allocator()
+    }
+}
+
+/// A new node from the allocator of the document being rendered on this thread.
+@inline(__always) func newNode(_ type: cmark_node_type) -> Node {
+    guard let node = cmark_node_new_with_mem(type, CmarkArena.current) else { fatalError("cmark_node_new failed") }
+    return node
+}
+
+/// Parses `bytes` with the allocator of the document being rendered on this thread.
+func parseDocument(_ bytes: UnsafeBufferPointer<UInt8>, options: Int32) -> Node? {
+    guard let parser = cmark_parser_new_with_mem(options, CmarkArena.current) else { return nil }
+    defer { cmark_parser_free(parser) }
+    if let base = bytes.baseAddress, bytes.count > 0 {
+        base.withMemoryRebound(to: CChar.self, capacity: bytes.count) { cmark_parser_feed(parser, $0, bytes.count) }
+    }
+    return cmark_parser_finish(parser)
+}
