@@ -35,7 +35,8 @@ private struct ArenaState {
     var active: UnsafeMutablePointer<cmark_mem>?
 }
 
-/// Every block has a 16-byte header holding its usable size; blocks and sizes are 16-aligned.
+/// Every block has a 16-byte header holding its usable size and its arena (so `realloc` and `free`
+/// need no thread-local lookup); blocks and sizes are 16-aligned.
 private let headerSize = 16
 private let initialChunk = 256 << 10
 /// The kept chunk grows to what the largest document needed, up to this.
@@ -93,6 +94,7 @@ private func createArenaKey() {
     }
     let header = state.pointee.cursor
     header.storeBytes(of: usable, as: Int.self)
+    header.storeBytes(of: state, toByteOffset: 8, as: UnsafeMutablePointer<ArenaState>.self)
     let block = header + headerSize
     state.pointee.cursor = block + usable
     state.pointee.last = block
@@ -112,8 +114,8 @@ private func arenaCalloc(_ count: Int, _ size: Int) -> UnsafeMutableRawPointer? 
 }
 
 private func arenaRealloc(_ old: UnsafeMutableRawPointer?, _ size: Int) -> UnsafeMutableRawPointer? {
-    let state = currentState()
-    guard let old else { return arenaAllocate(state, size) }
+    guard let old else { return arenaAllocate(currentState(), size) }
+    let state = (old - headerSize).load(fromByteOffset: 8, as: UnsafeMutablePointer<ArenaState>.self)
     let oldSize = blockSize(old)
     if size <= oldSize { return old }
     // The newest block grows in place while its chunk has room (cmark's growing buffers).
@@ -130,7 +132,7 @@ private func arenaRealloc(_ old: UnsafeMutableRawPointer?, _ size: Int) -> Unsaf
 
 private func arenaFree(_ block: UnsafeMutableRawPointer?) {
     guard let block else { return }
-    let state = currentState()
+    let state = (block - headerSize).load(fromByteOffset: 8, as: UnsafeMutablePointer<ArenaState>.self)
     if block == state.pointee.last {
         state.pointee.cursor = block - headerSize
         state.pointee.last = nil
