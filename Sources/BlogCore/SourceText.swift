@@ -7,9 +7,14 @@ import Glibc
 /// a leading byte-order mark dropped and CRLF line ends folded to LF.
 public enum SourceText {
     public static func read(_ url: URL, displayPath: String) throws -> String {
+        try read(path: url.path, displayPath: displayPath)
+    }
+
+    /// `read(_:displayPath:)` for a file system path.
+    public static func read(path: String, displayPath: String) throws -> String {
         let bytes: [UInt8]
         do {
-            bytes = try readBytes(url.path)
+            bytes = try readBytes(path)
         } catch {
             throw Diagnostic.error("cannot read the file: \(reason(error))", at: SourceLocation(file: displayPath))
         }

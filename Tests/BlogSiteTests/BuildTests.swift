@@ -117,6 +117,18 @@ final class BadInputTests: XCTestCase {
         XCTAssertTrue(messages.contains("content/posts/f.md:2:3: error: the file is not valid UTF-8 (byte 0xFF); save it as UTF-8"), messages.joined(separator: "\n"))
     }
 
+    func testBlankTitlesAreMissingTitles() throws {
+        // spaces, a tab and the ideographic space (U+3000) are blank; a title of one letter is not
+        let site = try Fixtures.site([
+            "content/posts/a.md": "---\ntitle: \"  \"\ndate: 2020-01-01\n---\nbody\n",
+            "content/posts/b.md": "---\ntitle: \"\\t\u{3000}\"\ndate: 2020-01-01\n---\nbody\n",
+            "content/posts/c.md": "---\ntitle: \"\u{3000}あ\"\ndate: 2020-01-01\n---\nbody\n",
+        ])
+        let messages = errors { _ = try build(site) }
+        XCTAssertEqual(messages.sorted(), ["content/posts/a.md:2:1: error: missing 'title' in the front matter",
+                                           "content/posts/b.md:2:1: error: missing 'title' in the front matter"])
+    }
+
     func testDuplicateURLNamesBothFiles() throws {
         let site = try Fixtures.site([
             "content/posts/a.md": "---\ntitle: Same\ndate: 2020-01-01\nslug: same\n---\n",
