@@ -12,12 +12,16 @@ import Glibc
 //   becomes `\u{E001}label\u{E001}text`, a paragraph the transform recognises.
 // - `$math$` on a line becomes a code span `` `\u{E002}math\u{E002}` `` so that cmark keeps the content
 //   verbatim (no emphasis, no backslash escapes). Code spans, link destinations and tags are skipped.
-// Private-use markers U+E000…U+E002 already present in the input are replaced by U+FFFD first.
+//   `$$math$$` on one line becomes `` `\u{E003}math\u{E003}` `` the same way (display math).
+// - A `$$` line, the lines up to the next `$$` line and that line (display math, as on Qiita) become a
+//   fenced ```` ~~~math ```` block, which the code block pass writes like ```` ```math ````.
+// Private-use markers U+E000…U+E003 already present in the input are replaced by U+FFFD first.
 // Where a marker lands in a literal that is not ours (HTML, code blocks), `restoreMarkers` undoes it.
 
 let noteMarkerPrefix: [UInt8] = Array("<!--\u{E000}".utf8)
 let footnoteMarker: [UInt8] = [0xEE, 0x80, 0x81] // U+E001
 let mathMarker: [UInt8] = [0xEE, 0x80, 0x82] // U+E002
+let displayMathMarker: [UInt8] = [0xEE, 0x80, 0x83] // U+E003
 
 struct Prepass {
     var bytes: [UInt8] = []
@@ -47,6 +51,9 @@ struct Prepass {
             let hasDollar = n > 0 && memchr(s.baseAddress!, Int32(UInt8(ascii: "$")), n) != nil
             var fenceChar: UInt8 = 0
             var fenceLen = 0
+            /// Inside a `$$` block: the index of its closing line's start, and the fence written for it.
+            var mathBlockEnd = -1
+            var mathFence: [UInt8] = []
             var noteDepth = 0
             var lineNumber = 0
             var start = 0
@@ -63,10 +70,44 @@ struct Prepass {
                 if contentEnd > start && s[contentEnd - 1] == 0x0D { contentEnd -= 1 }
                 defer { start = lineEnd }
 
-                // Fence tracking (any indentation, so fences in list items count too).
                 var i = start
                 while i < contentEnd && s[i].isSpaceOrTab { i += 1 }
                 let indent = i - start
+                // Display math: the closing `$$` line of a block found below; the lines before it are kept.
+                if mathBlockEnd >= 0 {
+                    guard start == mathBlockEnd else { continue }
+                    flush(i)
+                    out.append(contentsOf: mathFence)
+                    flushed = contentEnd
+                    mathBlockEnd = -1
+                    continue
+                }
+                if fenceChar == 0, hasDollar, indent <= 3, isDollarsLine(s, i, contentEnd),
+                   let close = closingDollarsLine(s, after: lineEnd) {
+                    // `$$` … `$$` -> `~~~math` … `~~~`, longer than any `~` run that starts a line inside
+                    var longest = 2
+                    var k = lineEnd
+                    while k < close.start {
+                        var a = k
+                        while a < close.start && s[a].isSpaceOrTab { a += 1 }
+                        var run = 0
+                        while a + run < close.start && s[a + run] == UInt8(ascii: "~") { run += 1 }
+                        longest = max(longest, run)
+                        if let p = memchr(s.baseAddress! + k, 0x0A, close.start - k) {
+                            k = UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self) - s.baseAddress! + 1
+                        } else { k = close.start }
+                    }
+                    mathFence = [UInt8](repeating: UInt8(ascii: "~"), count: longest + 1)
+                    flush(i)
+                    out.append(contentsOf: mathFence)
+                    out.append(contentsOf: Array("math".utf8))
+                    flushed = contentEnd
+                    mathBlockEnd = close.start
+                    result.sawMath = true
+                    continue
+                }
+
+                // Fence tracking (any indentation, so fences in list items count too).
                 if i < contentEnd && (s[i] == UInt8(ascii: "`") || s[i] == UInt8(ascii: "~")) {
                     let c = s[i]
                     var j = i
@@ -151,7 +192,7 @@ struct Prepass {
         var k = 0
         let n = copy.count
         while k + 2 < n {
-            if copy[k] == 0xEE && copy[k + 1] == 0x80 && copy[k + 2] >= 0x80 && copy[k + 2] <= 0x82 {
+            if copy[k] == 0xEE && copy[k + 1] == 0x80 && copy[k + 2] >= 0x80 && copy[k + 2] <= 0x83 {
                 copy[k] = 0xEF; copy[k + 1] = 0xBF; copy[k + 2] = 0xBD
                 k += 3
                 continue
@@ -159,6 +200,36 @@ struct Prepass {
             k += 1
         }
         return copy
+    }
+
+    /// Whether `src[from..<to]` (from the first non-blank byte of a line) is `$$` and blanks.
+    static func isDollarsLine(_ src: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) -> Bool {
+        guard to - from >= 2, src[from] == UInt8(ascii: "$"), src[from + 1] == UInt8(ascii: "$") else { return false }
+        var k = from + 2
+        while k < to && src[k].isSpaceOrTab { k += 1 }
+        return k == to
+    }
+
+    /// The next line after `offset` that is `$$` (up to three spaces of indentation): its start.
+    /// Nil when a blank line or the end comes first (display math has no blank lines; the `$$` is
+    /// then left as text).
+    static func closingDollarsLine(_ src: UnsafeBufferPointer<UInt8>, after offset: Int) -> (start: Int, end: Int)? {
+        let n = src.count
+        var start = offset
+        while start < n {
+            var end = n
+            if let p = memchr(src.baseAddress! + start, 0x0A, n - start) {
+                end = UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self) - src.baseAddress!
+            }
+            var contentEnd = end
+            if contentEnd > start && src[contentEnd - 1] == 0x0D { contentEnd -= 1 }
+            var i = start
+            while i < contentEnd && src[i].isSpaceOrTab { i += 1 }
+            if i == contentEnd { return nil }
+            if i - start <= 3 && isDollarsLine(src, i, contentEnd) { return (start, contentEnd) }
+            start = end + 1
+        }
+        return nil
     }
 
     /// `[^label]:` at the start of `line`: the label and the index after the colon.
@@ -218,8 +289,22 @@ struct Prepass {
                 var j = i + 1
                 while j < to && src[j] != UInt8(ascii: ">") { j += 1 }
                 i = j < to ? j + 1 : i + 1
+            case UInt8(ascii: "$") where i + 1 < to && src[i + 1] == UInt8(ascii: "$"):
+                // `$$…$$` on one line: display math, kept verbatim like `$…$`
+                var j = i + 2
+                var close = -1
+                while j + 1 < to {
+                    if src[j] == UInt8(ascii: "\\") { j += 2; continue }
+                    if src[j] == UInt8(ascii: "$") && src[j + 1] == UInt8(ascii: "$") { close = j; break }
+                    j += 1
+                }
+                guard close > i + 2 else { i += 2; continue }
+                flush(i)
+                appendMathSpan(src[(i + 2)..<close], marker: displayMathMarker, into: &out)
+                converted = true
+                i = close + 2
+                flushed = i
             case UInt8(ascii: "$"):
-                if i + 1 < to && src[i + 1] == UInt8(ascii: "$") { i += 2; continue }
                 guard i + 1 < to, !src[i + 1].isWhitespace else { i += 1; continue }
                 var j = i + 1
                 var close = -1
@@ -235,15 +320,7 @@ struct Prepass {
                 }
                 guard close > i + 1 else { i += 1; continue }
                 flush(i)
-                let content = src[(i + 1)..<close]
-                var longest = 0, current = 0
-                for c in content { if c == UInt8(ascii: "`") { current += 1; longest = max(longest, current) } else { current = 0 } }
-                let ticks = [UInt8](repeating: UInt8(ascii: "`"), count: longest + 1)
-                out.append(contentsOf: ticks)
-                out.append(contentsOf: mathMarker)
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: content))
-                out.append(contentsOf: mathMarker)
-                out.append(contentsOf: ticks)
+                appendMathSpan(src[(i + 1)..<close], marker: mathMarker, into: &out)
                 converted = true
                 i = close + 1
                 flushed = i
@@ -253,6 +330,18 @@ struct Prepass {
         }
         return converted
     }
+}
+
+/// `content` as a code span that cmark keeps verbatim, between two `marker`s.
+private func appendMathSpan(_ content: Slice<UnsafeBufferPointer<UInt8>>, marker: [UInt8], into out: inout [UInt8]) {
+    var longest = 0, current = 0
+    for c in content { if c == UInt8(ascii: "`") { current += 1; longest = max(longest, current) } else { current = 0 } }
+    let ticks = [UInt8](repeating: UInt8(ascii: "`"), count: longest + 1)
+    out.append(contentsOf: ticks)
+    out.append(contentsOf: marker)
+    out.append(contentsOf: UnsafeBufferPointer(rebasing: content))
+    out.append(contentsOf: marker)
+    out.append(contentsOf: ticks)
 }
 
 /// Undoes pre-pass markers inside a literal that cmark kept verbatim (HTML, code blocks, stray text).
@@ -268,17 +357,18 @@ func restoreMarkers(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
     while i < n {
         let b = bytes[i]
         if b == 0xEE && i + 2 < n && bytes[i + 1] == 0x80 {
-            if bytes[i + 2] == 0x82 {
+            if bytes[i + 2] == 0x82 || bytes[i + 2] == 0x83 {
                 changed = true
+                let dollars: [UInt8] = bytes[i + 2] == 0x83 ? [0x24, 0x24] : [0x24]
                 if !inMath {
                     var ticks = 0
                     while let last = out.last, last == UInt8(ascii: "`") { out.removeLast(); ticks += 1 }
                     skipTicks = ticks
-                    out.append(UInt8(ascii: "$"))
+                    out.append(contentsOf: dollars)
                     inMath = true
                     i += 3
                 } else {
-                    out.append(UInt8(ascii: "$"))
+                    out.append(contentsOf: dollars)
                     inMath = false
                     i += 3
                     var t = 0

@@ -24,6 +24,10 @@ final class Transformer {
     // table-cell flag live in each node's cmark user data (no hashing of node pointers):
     // bit 0 = has a line override (line in bits 8...), other bits = the flags below.
     private static let cellFlag = 2, inlineSeenFlag = 4, cjkSeenFlag = 8, directTableFlag = 16, inlineSeenAgainFlag = 32, trustedHTMLFlag = 64, codeBlockFlag = 128
+    /// On a paragraph that is one display-math block (`$$…$$` alone): written without `<p>`.
+    /// (Paragraphs never carry a line override, so this bit is free on them.)
+    private static let unwrappedParagraphFlag = 256
+    private var unwrappedParagraphs = false
     /// Tables written as one HTML block: their cells (source bytes) and column count, for `collect`.
     /// (index in the table node's user data bits 8..., with `directTableFlag`; `renderHTML` writes them)
     private var directTables: [DirectTable] = []
@@ -869,6 +873,18 @@ final class Transformer {
                     html.append(contentsOf: Array("</span>".utf8))
                     let math = makeCustom(block: false, enter: html, exit: [])
                     replace(c, with: math)
+                } else if lit.count >= 6 && lit.starts(with: displayMathMarker) && lit[(lit.count - 3)...].elementsEqual(displayMathMarker) {
+                    // `$$…$$`: a display block when it is the whole paragraph, else a display span in the text
+                    let alone = next == nil && cmark_node_previous(c) == nil && kind(container) == CMARK_NODE_PARAGRAPH
+                    var html = Array((alone ? "<div class=\"math display\">" : "<span class=\"math display\">").utf8)
+                    appendEscaped(&html, lit[3..<(lit.count - 3)])
+                    html.append(contentsOf: Array((alone ? "</div>" : "</span>").utf8))
+                    if alone {
+                        // the paragraph stays (a footnote may hold it) but is written without <p>
+                        setFlag(container, Transformer.unwrappedParagraphFlag)
+                        unwrappedParagraphs = true
+                    }
+                    replace(c, with: makeCustom(block: false, enter: html, exit: []))
                 } else if let restored = restoreMarkers(lit) {
                     setLiteral(c, restored)
                 }
@@ -1355,7 +1371,9 @@ final class Transformer {
                 if let parent = cmark_node_parent(node), let grandparent = cmark_node_parent(parent), kind(grandparent) == CMARK_NODE_LIST {
                     tight = cmark_node_get_list_tight(grandparent) != 0
                 }
-                if entering {
+                if unwrappedParagraphs && hasFlag(node, Transformer.unwrappedParagraphFlag) {
+                    if entering { newlineIfNeeded(&out) } else { out.append(0x0A); newlineIfNeeded(&plainText) }
+                } else if entering {
                     if !tight { newlineIfNeeded(&out); out.append(static: "<p>") }
                 } else {
                     if !tight { out.append(static: "</p>\n") }
