@@ -1157,11 +1157,12 @@ final class Transformer {
             walk(heading) { node, entering in
                 if entering, kind(node) == CMARK_NODE_TEXT || kind(node) == CMARK_NODE_CODE { text.append(contentsOf: literalBytes(node)) }
             }
-            let title = String(decoding: text, as: UTF8.self)
+            // whole literals of a valid document, and ids made of their characters: valid UTF-8
+            let title = makeString(&text, trusted: true)
             let slug = text.withUnsafeBufferPointer { HeadingID.makeBytes($0) } ?? Array(HeadingID.makeGeneral(title).utf8)
-            let idBytes = uniqueSlug(slug)
+            var idBytes = uniqueSlug(slug)
             let level = Int(cmark_node_get_heading_level(heading))
-            headings.append(Heading(level: level, text: title, id: String(decoding: idBytes, as: UTF8.self)))
+            headings.append(Heading(level: level, text: title, id: makeString(&idBytes, trusted: true)))
             guard qiita else { continue }
             let digit = UInt8(truncatingIfNeeded: 0x30 + level)
             var enter: [UInt8] = [UInt8(ascii: "<"), UInt8(ascii: "h"), digit]
