@@ -20,6 +20,13 @@ public final class SearchIndexState: @unchecked Sendable {
     let partitionCount: Int
 
     private var docs: [AnalyzedDocument] = []
+    /// What meta.json sums over the documents, kept up to date by a patch (not summed again).
+    private var fieldTotals: [Int] = []
+    private var textTotal = 0
+    private var norms: [UInt8] = []
+    /// File paths, made once.
+    private var chunkPaths: [String] = []
+    private var shardPaths: [String] = []
     private var partitions: [TermPartition] = []
     /// Every term id that has had postings since the last full build, in UTF-16 order of the
     /// terms (ids whose postings are gone stay, and are skipped).
@@ -114,6 +121,7 @@ public final class SearchIndexState: @unchecked Sendable {
 
     private func buildAll(_ ordered: [AnalyzedDocument]) {
         docs = ordered
+        sumDocuments()
         let p = partitionCount
         let parts = (0..<p).map { _ in TermPartition() }
         DispatchQueue.concurrentPerform(iterations: p) { index in
@@ -175,6 +183,10 @@ public final class SearchIndexState: @unchecked Sendable {
                 touched.append(g)
             }
             docs[i] = new
+            // meta.json's sums, the old document out and the new one in.
+            for f in 0..<fieldTotals.count { fieldTotals[f] += new.fieldLengths[f] - old.fieldLengths[f] }
+            textTotal += SearchIndexState.textLength(new) - SearchIndexState.textLength(old)
+            norms[i] = SearchIndexState.norm(new)
         }
         for g in touched { partition(g).dirty[local(g)] = 1 }
         if !created.isEmpty {
@@ -369,23 +381,32 @@ public final class SearchIndexState: @unchecked Sendable {
         for chunk in chunks { hash.add(chunk.hash) }
         for shard in shards { hash.add(shard.hash) }
         files.append((path: "search/meta.json", bytes: metaBytes(hash: hash.hex)))
-        for (i, chunk) in chunks.enumerated() { files.append((path: "search/docs-\(i).json", bytes: chunk.bytes)) }
-        for (i, shard) in shards.enumerated() { files.append((path: "search/shards/\(i).json", bytes: shard.bytes)) }
+        while chunkPaths.count < chunks.count { chunkPaths.append("search/docs-\(chunkPaths.count).json") }
+        while shardPaths.count < shards.count { shardPaths.append("search/shards/\(shardPaths.count).json") }
+        for (i, chunk) in chunks.enumerated() { files.append((path: chunkPaths[i], bytes: chunk.bytes)) }
+        for (i, shard) in shards.enumerated() { files.append((path: shardPaths[i], bytes: shard.bytes)) }
         return files
+    }
+
+    static func textLength(_ a: AnalyzedDocument) -> Int { a.fieldLengths[3] + a.fieldLengths[4] }
+    static func norm(_ a: AnalyzedDocument) -> UInt8 { PostingAlphabet.characters[SearchIndexBuilder.quantizeLength(textLength(a))] }
+
+    /// meta.json's sums over all documents (a full build).
+    private func sumDocuments() {
+        let fields = SearchIndexBuilder.fields
+        fieldTotals = [Int](repeating: 0, count: fields.count)
+        textTotal = 0
+        norms = []
+        norms.reserveCapacity(docs.count)
+        for a in docs {
+            for f in 0..<fields.count { fieldTotals[f] += a.fieldLengths[f] }
+            textTotal += SearchIndexState.textLength(a)
+            norms.append(SearchIndexState.norm(a))
+        }
     }
 
     private func metaBytes(hash: String) -> [UInt8] {
         let fields = SearchIndexBuilder.fields
-        var fieldTotals = [Int](repeating: 0, count: fields.count)
-        var textTotal = 0
-        var norms: [UInt8] = []
-        norms.reserveCapacity(docs.count)
-        for a in docs {
-            for f in 0..<fields.count { fieldTotals[f] += a.fieldLengths[f] }
-            let text = a.fieldLengths[3] + a.fieldLengths[4]
-            textTotal += text
-            norms.append(PostingAlphabet.characters[SearchIndexBuilder.quantizeLength(text)])
-        }
         var m = JSONWriter(capacity: 4096 + docs.count + shards.count * 24)
         m.raw("{\"format\":\"blog-search\",\"version\":")
         m.int(SearchIndexBuilder.formatVersion)

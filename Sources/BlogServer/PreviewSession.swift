@@ -18,7 +18,8 @@ public final class PreviewSession: @unchecked Sendable {
     /// - Parameters:
     ///   - roots: folders/files to watch (content, templates, static files, `blog.yml`, …).
     ///   - rebuild: builds the whole site (or the part affected by the given changed paths) and
-    ///     returns the complete new snapshot; throws on content errors.
+    ///     returns the complete new snapshot; throws on content errors. When the snapshot's
+    ///     `changedPaths` is set, the store takes it instead of comparing every file.
     ///   - formatError: turns a thrown error into overlay lines (`file:line: message`).
     ///   - console: receives one line per rebuild ("rebuilt in 42 ms, 3 files changed") and errors.
     public init(watching roots: [String], store: SiteStore, debounce: Double = 0.02,
@@ -71,7 +72,7 @@ public final class PreviewSession: @unchecked Sendable {
             do {
                 let snapshot = try rebuildSite(changedPaths)
                 store.setErrors([])
-                let changed = store.publish(snapshot)
+                let changed = store.publish(snapshot, changedPaths: snapshot.changedPaths)
                 let ms = Int(((monotonicNow() - started) * 1000).rounded())
                 if !changedPaths.isEmpty || store.generation == 1 {
                     console?.printError("rebuilt in \(ms) ms (\(changed.count) output file\(changed.count == 1 ? "" : "s") changed)")

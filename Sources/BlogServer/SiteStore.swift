@@ -10,10 +10,16 @@ public struct SiteSnapshot: Sendable {
     public var files: [String: [UInt8]]
     /// Stamped by `SiteStore.publish` (1, 2, 3, …); 0 means "nothing built yet".
     public var generation: Int
+    /// From the builder, when it knows them: exactly the paths (added, removed or with other
+    /// bytes) that differ from the snapshot it made before, which is the published one.
+    /// `PreviewSession` passes them to `publish`, which then need not compare every file; a stored
+    /// snapshot has none.
+    public var changedPaths: Set<String>?
 
-    public init(files: [String: [UInt8]] = [:], generation: Int = 0) {
+    public init(files: [String: [UInt8]] = [:], generation: Int = 0, changedPaths: Set<String>? = nil) {
         self.files = files
         self.generation = generation
+        self.changedPaths = changedPaths
     }
 
     public static let empty = SiteSnapshot()
@@ -58,6 +64,7 @@ public final class SiteStore: @unchecked Sendable {
             let old = stateLock.withLock { current }
             var next = snapshot
             next.generation = old.generation + 1
+            next.changedPaths = nil
             let changed = (changedPaths.map(Array.init) ?? SiteStore.diff(old.files, next.files)).sorted()
             stateLock.withLock { current = next }
             if !changed.isEmpty {

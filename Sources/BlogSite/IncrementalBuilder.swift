@@ -75,6 +75,11 @@ public final class IncrementalBuilder: @unchecked Sendable {
         public var warnings: [Diagnostic]
         /// How many pages were rendered (the rest were reused).
         public var renderedPages: Int
+        /// The paths whose bytes differ from the previous successful in-memory build's `files`
+        /// (added, removed or changed), when the build knows them; nil: compare the files.
+        public var changedPaths: Set<String>? = nil
+        /// Whether the build patched the previous one (see `patch`) instead of going through every page.
+        public var patched = false
     }
 
     /// Builds, reusing what is still valid. `changed` holds absolute paths that changed since the last
@@ -85,6 +90,9 @@ public final class IncrementalBuilder: @unchecked Sendable {
     /// is how `blog build` writes a large site without holding all of it in memory.
     public func rebuild(changed: Set<String> = [], console: Console? = nil,
                         sink: (([OutputFile]) throws -> Void)? = nil) throws -> Result {
+        // The patch state is valid only right after a successful build: taken now, put back at the end.
+        var previousPatch = patchState
+        patchState = nil
         var emitted = Set<String>()
         var outputs: [OutputFile] = []
         func emit(_ files: [OutputFile]) throws {
@@ -233,6 +241,14 @@ public final class IncrementalBuilder: @unchecked Sendable {
         lastModel = model
         lap("assemble")
 
+        // `blog serve`, an edit that kept the site's structure: patch the last build.
+        if sink == nil, !configChanged, !everything, !touches("static"), sameList, model.reusedStructure, previousPatch != nil,
+           let patched = try patch(&previousPatch!, model: model, stale: stale.map(\.path), config: config, theme: theme, lap: lap) {
+            let site = BuiltSite(files: patched.outputs, model: model, warnings: warnings, timings: timings)
+            return Result(site: site, files: patched.files, warnings: freshWarnings, renderedPages: patched.rendered,
+                          changedPaths: patched.changed, patched: true)
+        }
+
         let postVersions = postColumn(model.posts) { contentCache[$0.pointee.sourcePath]?.version ?? 0 }
         let postSlugs = postColumn(model.posts) { $0.pointee.slug }
         let pageVersions = model.pages.map { contentCache[$0.sourcePath]?.version ?? 0 }
@@ -368,15 +384,14 @@ public final class IncrementalBuilder: @unchecked Sendable {
             postsHasher.combine(version)
             for tag in model.postTags[index] { postsHasher.combine(tagNames[tag]) }
         }
+        var postObjects: [[UInt8]]?
         func postsJSON() -> OutputFile {
             if sink != nil { return indexes.postsJSON() }
-            return indexes.postsJSON(cache: &postObjectCache) { index in
-                var hasher = Hasher()
-                hasher.combine(epoch)
-                hasher.combine(postVersions[index])
-                hasher.combine(postSlugs[index])
-                for tag in model.postTags[index] { hasher.combine(tagNames[tag]) }
-                return hasher.finalize()
+            var objects: [[UInt8]] = []
+            defer { postObjects = objects }
+            return indexes.postsJSON(cache: &postObjectCache, objects: &objects) { index in
+                IncrementalBuilder.postObjectKey(epoch: epoch, version: postVersions[index], slug: postSlugs[index],
+                                                 tags: model.postTags[index], tagNames: tagNames)
             }
         }
         for (key, fingerprint, make) in [("json:tags", tagsHasher.finalize(), indexes.tagsJSON), ("json:posts", postsHasher.finalize(), postsJSON)] {
@@ -387,13 +402,11 @@ public final class IncrementalBuilder: @unchecked Sendable {
         lap("json")
         // A streaming (one-shot) build keeps nothing for a next build.
         if sink != nil { searchState = SearchIndexState() }
-        try emit(indexes.searchIndex(cache: &searchCache, state: searchState) { index in
-            var hasher = Hasher()
-            hasher.combine(postVersions[index])
-            hasher.combine(postSlugs[index])
-            for tag in model.postTags[index] { hasher.combine(tagNames[tag]) }
-            return hasher.finalize()
-        })
+        var analyzed: [AnalyzedDocument] = []
+        let searchFiles = indexes.searchIndex(cache: &searchCache, state: searchState, analyzedOut: &analyzed) { index in
+            IncrementalBuilder.searchKey(version: postVersions[index], slug: postSlugs[index], tags: model.postTags[index], tagNames: tagNames)
+        }
+        try emit(searchFiles)
         if sink != nil { searchState = SearchIndexState(); searchCache = [:] }
         lap("search")
         let sitemaps = FeedWriter(model: model, urls: urls)
@@ -440,13 +453,276 @@ public final class IncrementalBuilder: @unchecked Sendable {
         }
         try emit(staticCache!)
         var fileMap: [String: [UInt8]] = [:]
+        var changedPaths: Set<String>?
         if sink == nil {
             sortOutputs(&outputs)
-            fileMap = patchFileMap(outputs)
+            (fileMap, changedPaths) = patchFileMap(outputs)
+            // What the next rebuild needs to patch this one.
+            let sourcePaths = postColumn(model.posts) { $0.pointee.sourcePath }
+            if postObjects == nil {
+                // posts.json was reused: its objects are the cached ones (made with it).
+                postObjects = sourcePaths.map { postObjectCache[$0]?.bytes ?? [] }
+            }
+            var postIndexByPath: [String: Int] = [:]
+            postIndexByPath.reserveCapacity(sourcePaths.count)
+            for (index, path) in sourcePaths.enumerated() { postIndexByPath[path] = index }
+            let searchIndices = searchFiles.map { lastOutputIndex[$0.path] ?? -1 }
+            if !searchIndices.contains(-1) {
+                patchState = PatchState(model: model, postVersions: postVersions, pageVersions: pageVersions,
+                                        postIndexByPath: postIndexByPath, sourcePaths: sourcePaths, slugs: postSlugs,
+                                        postObjects: postObjects!, analyzed: analyzed,
+                                        searchPaths: searchFiles.map(\.path), searchOutputIndices: searchIndices)
+            }
         }
         lap("static")
         let site = BuiltSite(files: outputs, model: model, warnings: warnings, timings: timings)
-        return Result(site: site, files: fileMap, warnings: freshWarnings, renderedPages: renderedPages)
+        return Result(site: site, files: fileMap, warnings: freshWarnings, renderedPages: renderedPages, changedPaths: changedPaths)
+    }
+
+    /// The cache key of a post's object in posts.json.
+    static func postObjectKey(epoch: Int, version: Int, slug: String, tags: [Int], tagNames: [String]) -> Int {
+        var hasher = Hasher()
+        hasher.combine(epoch)
+        hasher.combine(version)
+        hasher.combine(slug)
+        for tag in tags { hasher.combine(tagNames[tag]) }
+        return hasher.finalize()
+    }
+
+    /// The cache key of a post's search analysis.
+    static func searchKey(version: Int, slug: String, tags: [Int], tagNames: [String]) -> Int {
+        var hasher = Hasher()
+        hasher.combine(version)
+        hasher.combine(slug)
+        for tag in tags { hasher.combine(tagNames[tag]) }
+        return hasher.finalize()
+    }
+
+    /// What a rebuild needs to patch the last successful in-memory build instead of going through
+    /// the whole site. Set at the end of every such build; cleared when a build starts, so a failed
+    /// build leaves none (the next one goes the whole way).
+    struct PatchState {
+        var model: SiteModel
+        var postVersions: [Int]
+        var pageVersions: [Int]
+        var postIndexByPath: [String: Int]
+        var sourcePaths: [String]
+        var slugs: [String]
+        /// Each post's object in posts.json and its search analysis, in model order.
+        var postObjects: [[UInt8]]
+        var analyzed: [AnalyzedDocument]
+        /// The search index files in the order `SearchIndexState.update` gives them, and the index of
+        /// each in `lastOutputs`.
+        var searchPaths: [String]
+        var searchOutputIndices: [Int]
+    }
+    private var patchState: PatchState?
+
+    struct Patched {
+        var outputs: [OutputFile]
+        var files: [String: [UInt8]]
+        var changed: Set<String>
+        var rendered: Int
+    }
+
+    /// The rebuild after an edit that kept the structure of the site (`SiteModel.reusedStructure`:
+    /// every post kept its place, date, slug and tags; no post or page came or went) and changed
+    /// only posts, not their ids or `updated` dates. Then only the pages whose fingerprint hashes a
+    /// changed post can differ (its own page, its neighbours', the posts relating to it, the home,
+    /// tag and archive pages listing it), the feeds it is in, posts.json and the search index; every
+    /// other output of the last build stays as it is. Those pages get the same keys and fingerprints
+    /// as in a full rebuild, and every cache a full rebuild reads is kept valid, so the two can
+    /// alternate. Returns nil, having changed nothing a full rebuild relies on, when the edit is not
+    /// of that kind.
+    private func patch(_ state: inout PatchState, model: SiteModel, stale: [String], config: SiteConfig, theme: Theme,
+                       lap: (String) -> Void) throws -> Patched? {
+        var changedPosts: [Int] = []
+        for path in stale {
+            // A page, a draft or a post dated in the future: the full rebuild.
+            guard let index = state.postIndexByPath[path] else { return nil }
+            changedPosts.append(index)
+        }
+        changedPosts.sort()
+        let oldPosts = state.model.posts
+        for index in changedPosts {
+            let old = oldPosts[index], new = model.posts[index]
+            // tags.json lists ids; the sitemap shows `updated`.
+            if old.id != new.id || old.updated != new.updated || old.sourcePath != new.sourcePath { return nil }
+        }
+        // The arrays are moved out of the state (not copied) and patched in place.
+        var postVersions = state.postVersions
+        state.postVersions = []
+        for index in changedPosts { postVersions[index] = contentCache[state.sourcePaths[index]]?.version ?? 0 }
+        let urls = URLBuilder(config: config)
+        let keys = Fingerprints(model: model, postVersions: postVersions, pageVersions: state.pageVersions, epoch: epoch,
+                                sourcePaths: state.sourcePaths, slugs: state.slugs)
+
+        // The pages that show a changed post.
+        let perPage = config.postsPerPage
+        let changedSet = Set(changedPosts)
+        var affected: [PageJob] = []
+        for index in changedPosts {
+            affected.append(.home(page: index / perPage + 1))
+            affected.append(.post(index))
+            if index > 0 { affected.append(.post(index - 1)) }
+            if index + 1 < model.posts.count { affected.append(.post(index + 1)) }
+            for tag in model.postTags[index] {
+                if let position = model.tags[tag].postIndices.firstIndex(of: index) {
+                    affected.append(.tag(tag, page: position / perPage + 1))
+                }
+            }
+            let civil = model.posts[index].date.civil
+            if let year = model.years.firstIndex(where: { $0.year == civil.year }) {
+                affected.append(.archiveYear(year))
+                if let month = model.months[civil.year]?.firstIndex(where: { $0.month == civil.month }) {
+                    affected.append(.archiveMonth(year: civil.year, monthIndex: month))
+                }
+            }
+        }
+        for (index, related) in model.related.enumerated() where related.contains(where: changedSet.contains) {
+            affected.append(.post(index))
+        }
+        var seen = Set<String>()
+        var dirty: [(job: PageJob, key: String, fingerprint: Int)] = []
+        for job in affected {
+            let entry = keys.key(for: job)
+            guard seen.insert(entry.key).inserted else { continue }
+            if outputCache[entry.key]?.fingerprint != entry.fingerprint { dirty.append((job, entry.key, entry.fingerprint)) }
+        }
+        var needed = Set<Int>()
+        for entry in dirty { needed.formUnion(PageRenderer.listedPosts(entry.job, model: model)) }
+        let rendered = try PageRenderer(model: model, theme: theme, summariesFor: needed).render(dirty.map(\.job))
+        for (n, entry) in dirty.enumerated() {
+            outputCache[entry.key] = CachedOutput(fingerprint: entry.fingerprint, files: [rendered[n]])
+        }
+        var made = rendered
+        lap("render")
+
+        // The feeds a changed post is in.
+        let limit = config.feedLimit
+        var requests: [(request: FeedWriter.Request, fingerprint: Int)] = []
+        if changedPosts.contains(where: { $0 < limit }) {
+            let fingerprint = keys.feedKey(indices: Array(model.posts.indices.prefix(limit)), name: "", slug: "")
+            if outputCache["feed:"]?.fingerprint != fingerprint { requests.append((.init(key: "feed:", tag: nil), fingerprint)) }
+        }
+        var feedTags = Set<Int>()
+        for index in changedPosts {
+            for tag in model.postTags[index] where model.tags[tag].postIndices.prefix(limit).contains(index) { feedTags.insert(tag) }
+        }
+        for tagIndex in feedTags.sorted() {
+            let tag = model.tags[tagIndex]
+            let fingerprint = keys.feedKey(indices: Array(tag.postIndices.prefix(limit)), name: tag.name, slug: tag.slug)
+            if outputCache["feed:" + tag.key]?.fingerprint != fingerprint { requests.append((.init(key: "feed:" + tag.key, tag: tag), fingerprint)) }
+        }
+        let feeds = FeedWriter(model: model, urls: urls).feeds(requests.map(\.request))
+        for (entry, file) in zip(requests, feeds) {
+            outputCache[entry.request.key] = CachedOutput(fingerprint: entry.fingerprint, files: [file])
+        }
+        made += feeds
+        lap("feeds")
+
+        // posts.json: the changed objects replaced. (tags.json lists names, slugs and ids: unchanged.)
+        let indexes = IndexWriter(model: model, urls: urls, sourcePaths: state.sourcePaths)
+        let tagNames = model.tags.map(\.name)
+        var postObjects = state.postObjects
+        state.postObjects = []
+        for index in changedPosts {
+            let bytes = indexes.postObject(index)
+            postObjects[index] = bytes
+            postObjectCache[state.sourcePaths[index]] = (IncrementalBuilder.postObjectKey(epoch: epoch, version: postVersions[index], slug: state.slugs[index],
+                                                                                          tags: model.postTags[index], tagNames: tagNames), bytes)
+        }
+        // posts.json's fingerprint covers every post: a full rebuild makes the file again (from the cached objects).
+        outputCache["json:posts"] = nil
+        made.append(IndexWriter.postsJSON(objects: postObjects))
+        lap("json")
+
+        // The search index, patched for the changed posts.
+        var analyzed = state.analyzed
+        state.analyzed = []
+        var toAnalyze: [(index: Int, key: Int)] = []
+        for index in changedPosts {
+            let key = IncrementalBuilder.searchKey(version: postVersions[index], slug: state.slugs[index], tags: model.postTags[index], tagNames: tagNames)
+            if let cached = searchCache[state.sourcePaths[index]], cached.key == key {
+                analyzed[index] = cached.analyzed
+            } else {
+                toAnalyze.append((index, key))
+            }
+        }
+        let fresh = SearchIndexBuilder.analyzeAll(toAnalyze.map { indexes.searchDocument($0.index) })
+        for (n, entry) in toAnalyze.enumerated() {
+            analyzed[entry.index] = fresh[n]
+            searchCache[state.sourcePaths[entry.index]] = (entry.key, fresh[n])
+        }
+        let searchFiles = searchState.update(analyzed)
+        // A shard may have been added or removed (an edit moves shard boundaries in its run).
+        let sameSearchPaths = searchFiles.count == state.searchPaths.count
+            && zip(searchFiles, state.searchPaths).allSatisfy({ $0.path == $1 })
+        lap("search")
+
+        // The outputs of the last build, with the files made here put in.
+        var positions: [Int] = []
+        for file in made {
+            guard let position = lastOutputIndex[file.path] else { return nil }
+            positions.append(position)
+        }
+        var outputs = lastOutputs
+        var files = lastFileMap
+        lastOutputs = []
+        lastFileMap = [:]
+        var changed = Set<String>()
+        func put(_ file: OutputFile, at position: Int) {
+            if IncrementalBuilder.sameBytes(outputs[position].bytes, file.bytes) { return }
+            outputs[position] = file
+            files[file.path] = file.bytes
+            changed.insert(file.path)
+        }
+        for (file, position) in zip(made, positions) { put(file, at: position) }
+        var searchOutputIndices = state.searchOutputIndices
+        if sameSearchPaths {
+            for (n, file) in searchFiles.enumerated() { put(OutputFile(path: file.path, bytes: file.bytes), at: searchOutputIndices[n]) }
+        } else {
+            // The old search files out, the new ones in, sorted again like a full rebuild's outputs.
+            let newSearch = Dictionary(uniqueKeysWithValues: searchFiles.map { ($0.path, $0.bytes) })
+            let oldSearch = Set(state.searchPaths)
+            for path in oldSearch where newSearch[path] == nil {
+                files[path] = nil
+                changed.insert(path)
+            }
+            for (path, bytes) in newSearch {
+                if let old = files[path], IncrementalBuilder.sameBytes(old, bytes) { continue }
+                files[path] = bytes
+                changed.insert(path)
+            }
+            outputs.removeAll { oldSearch.contains($0.path) }
+            outputs += searchFiles.map { OutputFile(path: $0.path, bytes: $0.bytes) }
+            outputs.sort { $0.path < $1.path }
+            lastOutputIndex = [:]
+            lastOutputIndex.reserveCapacity(outputs.count)
+            for (index, file) in outputs.enumerated() { lastOutputIndex[file.path] = index }
+            searchOutputIndices = searchFiles.map { lastOutputIndex[$0.path]! }
+            // The full rebuild's sequence of unsorted paths changed too: it sorts again.
+            lastOutputPaths = []
+        }
+        lastOutputs = outputs
+        lastFileMap = files
+        state.searchPaths = searchFiles.map(\.path)
+        state.searchOutputIndices = searchOutputIndices
+        state.model = model
+        state.postVersions = postVersions
+        state.postObjects = postObjects
+        state.analyzed = analyzed
+        patchState = state
+        lap("static")
+        return Patched(outputs: outputs, files: files, changed: changed, rendered: dirty.count)
+    }
+
+    static func sameBytes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        a.count == b.count && a.withUnsafeBufferPointer { x in
+            b.withUnsafeBufferPointer { y in
+                a.isEmpty || x.baseAddress == y.baseAddress || memcmp(x.baseAddress!, y.baseAddress!, a.count) == 0
+            }
+        }
     }
 
     /// The unsorted paths of the last build's outputs and the order that sorts them.
@@ -472,27 +748,37 @@ public final class IncrementalBuilder: @unchecked Sendable {
         outputs = lastOutputOrder.map { unsorted[$0] }
     }
 
-    /// The outputs by path: the last build's map with the files whose bytes changed replaced.
-    private func patchFileMap(_ outputs: [OutputFile]) -> [String: [UInt8]] {
+    /// Each output's index in `lastOutputs`, by path.
+    private var lastOutputIndex: [String: Int] = [:]
+
+    /// The outputs by path: the last build's map with the files whose bytes changed replaced; and
+    /// the paths whose bytes changed (nil when the set of paths changed).
+    private func patchFileMap(_ outputs: [OutputFile]) -> ([String: [UInt8]], Set<String>?) {
         var map = lastFileMap
         lastFileMap = [:]
+        var changed = Set<String>()
         var samePaths = outputs.count == lastOutputs.count
         if samePaths {
             for index in outputs.indices {
                 let new = outputs[index], old = lastOutputs[index]
                 if new.path != old.path { samePaths = false; break }
-                let shared = new.bytes.withUnsafeBufferPointer { a in old.bytes.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress } }
-                if !shared || new.bytes.count != old.bytes.count { map[new.path] = new.bytes }
+                if !IncrementalBuilder.sameBytes(new.bytes, old.bytes) {
+                    map[new.path] = new.bytes
+                    changed.insert(new.path)
+                }
             }
         }
         if !samePaths {
             map = [:]
             map.reserveCapacity(outputs.count)
             for file in outputs { map[file.path] = file.bytes }
+            lastOutputIndex = [:]
+            lastOutputIndex.reserveCapacity(outputs.count)
+            for (index, file) in outputs.enumerated() { lastOutputIndex[file.path] = index }
         }
         lastOutputs = outputs
         lastFileMap = map
-        return map
+        return (map, samePaths ? changed : nil)
     }
 
     static func stamp(_ path: String) -> FileStamp? {
@@ -514,13 +800,13 @@ struct Fingerprints {
     let newestYear: Int
     let tagCounts: [Int]
 
-    init(model: SiteModel, postVersions: [Int], pageVersions: [Int], epoch: Int) {
+    init(model: SiteModel, postVersions: [Int], pageVersions: [Int], epoch: Int, sourcePaths: [String]? = nil, slugs: [String]? = nil) {
         self.model = model
         self.postVersions = postVersions
         self.pageVersions = pageVersions
         self.epoch = epoch
-        self.sourcePaths = postColumn(model.posts) { $0.pointee.sourcePath }
-        self.slugs = postColumn(model.posts) { $0.pointee.slug }
+        self.sourcePaths = sourcePaths ?? postColumn(model.posts) { $0.pointee.sourcePath }
+        self.slugs = slugs ?? postColumn(model.posts) { $0.pointee.slug }
         self.newestYear = model.posts.withUnsafeBufferPointer { $0.baseAddress?.pointee.date.civil.year ?? 0 }
         self.tagCounts = model.tags.map(\.postIndices.count)
     }

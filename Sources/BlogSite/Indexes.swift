@@ -18,10 +18,10 @@ struct IndexWriter {
     /// Each post's source path, in model order.
     let sourcePaths: [String]
 
-    init(model: SiteModel, urls: URLBuilder) {
+    init(model: SiteModel, urls: URLBuilder, sourcePaths: [String]? = nil) {
         self.model = model
         self.urls = urls
-        self.sourcePaths = postColumn(model.posts) { $0.pointee.sourcePath }
+        self.sourcePaths = sourcePaths ?? postColumn(model.posts) { $0.pointee.sourcePath }
     }
 
     func tagsJSON() -> OutputFile {
@@ -69,14 +69,14 @@ struct IndexWriter {
     /// posts.json, reusing each post's object from `cache` (keyed by source path) while
     /// `key(index)` stays the same.
     func postsJSON(cache: inout [String: (key: Int, bytes: [UInt8])], key: (Int) -> Int) -> OutputFile {
-        var head = JSONWriter()
-        head.beginObject()
-        head.field("version", 1)
-        head.key("posts")
-        head.beginArray()
         var objects: [[UInt8]] = []
+        return postsJSON(cache: &cache, objects: &objects, key: key)
+    }
+
+    /// The same, also giving each post's object in model order (for patching the file later).
+    func postsJSON(cache: inout [String: (key: Int, bytes: [UInt8])], objects: inout [[UInt8]], key: (Int) -> Int) -> OutputFile {
+        objects = []
         objects.reserveCapacity(model.posts.count)
-        var total = head.bytes.count + 2
         // The cache is patched in place (a rebuild after one edit touches one entry).
         for index in model.posts.indices {
             let path = sourcePaths[index]
@@ -89,12 +89,23 @@ struct IndexWriter {
                 cache[path] = (k, bytes)
             }
             objects.append(bytes)
-            total += bytes.count + 1
         }
         if cache.count != model.posts.count {
             let live = Set(sourcePaths)
             cache = cache.filter { live.contains($0.key) }
         }
+        return IndexWriter.postsJSON(objects: objects)
+    }
+
+    /// posts.json from each post's object, in model order.
+    static func postsJSON(objects: [[UInt8]]) -> OutputFile {
+        var head = JSONWriter()
+        head.beginObject()
+        head.field("version", 1)
+        head.key("posts")
+        head.beginArray()
+        var total = head.bytes.count + 2
+        for object in objects { total += object.count + 1 }
         var out = head.bytes
         out.reserveCapacity(total)
         for (n, object) in objects.enumerated() {
@@ -119,6 +130,13 @@ struct IndexWriter {
     /// `state` keeps the index between builds and patches it for the changed posts.
     func searchIndex(cache: inout [String: (key: Int, analyzed: AnalyzedDocument)], state: SearchIndexState,
                      key: (Int) -> Int) -> [OutputFile] {
+        var analyzed: [AnalyzedDocument] = []
+        return searchIndex(cache: &cache, state: state, analyzedOut: &analyzed, key: key)
+    }
+
+    /// The same, also giving each post's analysis in model order (for patching the index later).
+    func searchIndex(cache: inout [String: (key: Int, analyzed: AnalyzedDocument)], state: SearchIndexState,
+                     analyzedOut: inout [AnalyzedDocument], key: (Int) -> Int) -> [OutputFile] {
         var analyzed: [AnalyzedDocument?] = []
         analyzed.reserveCapacity(model.posts.count)
         var keys: [Int] = []
@@ -144,6 +162,7 @@ struct IndexWriter {
             let live = Set(sourcePaths)
             cache = cache.filter { live.contains($0.key) }
         }
-        return state.update(analyzed.map { $0! }).map { OutputFile(path: $0.path, bytes: $0.bytes) }
+        analyzedOut = analyzed.map { $0! }
+        return state.update(analyzedOut).map { OutputFile(path: $0.path, bytes: $0.bytes) }
     }
 }

@@ -37,6 +37,10 @@ public struct SiteModel: Sendable {
     public var postTags: [[Int]]
     /// When the earliest post left out for being dated in the future becomes due (seconds since 1970).
     public var nextDue: Int64? = nil
+    /// Whether `assemble` took the URL check, tags, archives and related posts from its `previous`
+    /// model (every post kept its place, date, slug and tags): an incremental rebuild then knows
+    /// that only the changed posts' own pages and the pages listing them can differ.
+    public internal(set) var reusedStructure = false
 
     public struct Options: Sendable {
         public var includeDrafts = false
@@ -85,8 +89,10 @@ public struct SiteModel: Sendable {
         // `blog serve` after an edit that kept every post's place, date, slug and tags (and the
         // pages): the URL check, tags, archives and related posts are the previous ones.
         if let previous, sameStructure(previous, posts: posts, pages: pages) {
-            return SiteModel(config: config, posts: posts, pages: pages, tags: previous.tags, years: previous.years,
-                             months: previous.months, related: previous.related, postTags: previous.postTags, nextDue: due)
+            var model = SiteModel(config: config, posts: posts, pages: pages, tags: previous.tags, years: previous.years,
+                                  months: previous.months, related: previous.related, postTags: previous.postTags, nextDue: due)
+            model.reusedStructure = true
+            return model
         }
 
         // Every URL has one owner.

@@ -37,6 +37,33 @@ final class SiteStoreTests: XCTestCase {
 }
 
 final class PreviewSessionTests: XCTestCase {
+    /// A rebuild that knows what it changed hands the paths over; the store publishes those, not
+    /// its own comparison, and keeps no such paths in the stored snapshot.
+    func testChangedPathsOfTheRebuildArePublished() {
+        let store = SiteStore()
+        var next = SiteSnapshot(files: ["a": [1], "b": [2]])
+        let session = PreviewSession(watching: [], store: store) { _ in next }
+        XCTAssertTrue(session.rebuild(changedPaths: []))
+        XCTAssertEqual(store.generation, 1)
+        next = SiteSnapshot(files: ["a": [1], "b": [3]], changedPaths: ["b"])
+        let events = LockedEvents()
+        store.addObserver { events.add($0) }
+        XCTAssertTrue(session.rebuild(changedPaths: ["x"]))
+        next = SiteSnapshot(files: ["a": [1], "b": [3]], changedPaths: [])
+        XCTAssertTrue(session.rebuild(changedPaths: ["x"]))
+        XCTAssertEqual(events.all, [.published(generation: 2, changedPaths: ["b"])])
+        XCTAssertEqual(store.generation, 3)
+        XCTAssertNil(store.snapshot.changedPaths)
+        XCTAssertEqual(store.snapshot.files["b"], [3])
+    }
+
+    final class LockedEvents: @unchecked Sendable {
+        let lock = NSLock()
+        var events: [SiteStoreEvent] = []
+        func add(_ event: SiteStoreEvent) { lock.lock(); events.append(event); lock.unlock() }
+        var all: [SiteStoreEvent] { lock.lock(); defer { lock.unlock() }; return events }
+    }
+
     /// A tiny "site generator": every `*.md` file becomes a page; a file containing BROKEN fails.
     static func build(from dir: String) throws -> SiteSnapshot {
         var files: [String: [UInt8]] = [:]

@@ -62,7 +62,7 @@ enum ServeCommand: BlogCommand {
                 let phases = result.site.timings.map { String(format: "%@ %.1f ms", $0.phase, $0.seconds * 1000) }.joined(separator: ", ")
                 console.printError("  \(phases); \(result.renderedPages) pages rendered")
             }
-            return SiteSnapshot(files: result.files)
+            return SiteSnapshot(files: result.files, changedPaths: result.changedPaths)
         }
         try session.start()
         try server.start()

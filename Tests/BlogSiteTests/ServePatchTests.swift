@@ -1,0 +1,171 @@
+import BlogContent
+import BlogCore
+import BlogSite
+import Foundation
+import XCTest
+
+/// `IncrementalBuilder` patches the last build when an edit keeps the site's structure (only the
+/// pages showing the edited post are made again). Every kind of edit, whether it takes that path
+/// or the whole way, must give the files of a fresh build, and the changed paths it reports must be
+/// exactly those that differ from the previous build.
+final class ServePatchTests: XCTestCase {
+    /// 30 posts over three years with overlapping tags, 3 per page and feeds of 4: several home, tag
+    /// and archive pages, related posts, posts in and out of feeds.
+    static func makeSite() throws -> URL {
+        var files: [String: String] = [
+            "blog.yml": "title: Patch Site\nbase_url: https://example.com/\nlanguage: ja\nauthor: Tester\nposts_per_page: 3\nfeed_limit: 4\n",
+            "content/about.md": "---\ntitle: About\n---\nAbout this site.\n",
+            "content/posts/draft.md": "---\ntitle: A draft\ndate: 2021-05-05T10:00:00Z\ndraft: true\ntags: [Swift]\n---\nNot yet.\n",
+        ]
+        let tagPool = ["Swift", "iOS", "Linux", "検索", "Web"]
+        for n in 0..<30 {
+            let year = 2019 + n % 3
+            let month = 1 + (n * 5) % 12
+            let day = 1 + n % 27
+            let tags = [tagPool[n % 5], tagPool[(n / 2) % 5], tagPool[(n * 3 + 1) % 5]]
+            let name = String(format: "p%02d", n)
+            files["content/posts/\(name).md"] = """
+                ---
+                title: Post \(n) <\(name)>
+                date: \(year)-\(String(format: "%02d", month))-\(String(format: "%02d", day))T10:00:00+09:00
+                tags: [\(Array(Set(tags)).sorted().joined(separator: ", "))]
+                ---
+                # 見出し \(n)
+
+                First paragraph of post \(n) about \(tags[0]) and 検索エンジン.
+
+                ```swift
+                let value\(n) = \(n)
+                ```
+
+                """
+        }
+        return try Fixtures.site(files)
+    }
+
+    func testEditsMatchFreshBuildsAndReportTheirChanges() throws {
+        let site = try ServePatchTests.makeSite()
+        let builder = IncrementalBuilder(options: BuildOptions(siteDirectory: site, now: Fixtures.now))
+        var previous = try builder.rebuild().files
+        func url(_ path: String) -> URL { site.appendingPathComponent(path) }
+        func read(_ path: String) throws -> String { try String(contentsOf: url(path), encoding: .utf8) }
+        func write(_ path: String, _ text: String) throws { try text.write(to: url(path), atomically: false, encoding: .utf8) }
+        func replace(_ path: String, _ old: String, _ new: String) throws {
+            let text = try read(path)
+            XCTAssertTrue(text.contains(old), "\(path) has no '\(old)'")
+            try write(path, text.replacingOccurrences(of: old, with: new))
+        }
+        /// Rebuilds for a change of `paths` and compares with a fresh build and with the last result.
+        @discardableResult
+        func check(_ paths: [String], _ step: String, patched: Bool? = nil) throws -> IncrementalBuilder.Result {
+            let result = try builder.rebuild(changed: Set(paths.map { url($0).path }))
+            let fresh = try build(site)
+            XCTAssertEqual(result.site.paths, fresh.paths, step)
+            for (a, b) in zip(result.site.files, fresh.files) where a.bytes != b.bytes {
+                XCTFail("\(step): \(a.path) differs from a fresh build")
+            }
+            XCTAssertEqual(result.files.count, fresh.files.count, step)
+            for file in fresh.files where result.files[file.path] != file.bytes {
+                XCTFail("\(step): files[\(file.path)] differs from a fresh build")
+            }
+            let differing = Set(previous.keys.filter { result.files[$0] != previous[$0] })
+                .union(result.files.keys.filter { previous[$0] == nil })
+            if let reported = result.changedPaths {
+                XCTAssertEqual(reported.sorted(), differing.sorted(), "\(step): reported changed paths")
+            }
+            if let patched { XCTAssertEqual(result.patched, patched, "\(step): patched") }
+            previous = result.files
+            return result
+        }
+
+        // Body edits: the patch path, a handful of pages.
+        let middle = "content/posts/p13.md"
+        for i in 0..<3 {
+            try write(middle, try read(middle) + "\n追記 \(i): ベンチマークの編集です。 appendedWord\(i) 新語\(i)\n")
+            let result = try check([middle], "append \(i)", patched: true)
+            XCTAssertLessThan(result.renderedPages, 20, "append \(i): pages rendered")
+            XCTAssertFalse(result.changedPaths?.isEmpty ?? true, "append \(i)")
+        }
+        // The newest and the oldest post (home feed, first and last home page, no neighbour on one side).
+        let posts = try FileManager.default.contentsOfDirectory(atPath: url("content/posts").path).filter { $0 != "draft.md" }
+        let fresh = try build(site)
+        let order = fresh.model.posts.map(\.sourcePath)
+        XCTAssertEqual(order.count, posts.count)
+        try write(order.first!, try read(order.first!) + "\n最新の記事への追記\n")
+        try check([order.first!], "newest", patched: true)
+        try write(order.last!, try read(order.last!) + "\n最古の記事への追記\n")
+        try check([order.last!], "oldest", patched: true)
+        // The summary (first paragraph), shown on list pages and in posts.json.
+        try replace(middle, "First paragraph of post 13", "要約が変わりました: the summary of post 13")
+        try check([middle], "summary", patched: true)
+        // Two posts at once.
+        try write(order[1], try read(order[1]) + "\nbody 1\n")
+        try write(order[7], try read(order[7]) + "\nbody 7\n")
+        try check([order[1], order[7]], "two posts", patched: true)
+        // The same bytes written again: nothing changes.
+        try write(middle, try read(middle))
+        let same = try check([middle], "no change")
+        XCTAssertEqual(same.changedPaths, [], "no change")
+        // The title: every list showing the post, and the search index's order keys. (Without a
+        // slug the URL comes from the title: the whole way.)
+        try replace(middle, "title: Post 13 <p13>", "title: Renamed & 改名")
+        try check([middle], "title and slug", patched: false)
+        try replace(middle, "title: ", "slug: p13\ntitle: ")
+        try check([middle], "slug", patched: false)
+        try replace(middle, "title: Renamed & 改名", "title: Renamed again")
+        try check([middle], "title", patched: true)
+        // Front matter that changes the structure or site-wide files: the whole way, same result.
+        try replace(middle, "date: ", "description: A description.\ndate: ")
+        try check([middle], "description", patched: true)
+        try replace(middle, "tags: [", "tags: [NewTag, ")
+        try check([middle], "tags", patched: false)
+        try replace(middle, "T10:00:00", "T11:00:00")
+        try check([middle], "date, same place")
+        try replace(middle, "date: 2020", "date: 2024")
+        try check([middle], "date moves the post", patched: false)
+        try replace(middle, "title: ", "updated: 2025-01-01T00:00:00Z\ntitle: ")
+        try check([middle], "updated", patched: false)
+        try replace(middle, "title: ", "id: custom-id\ntitle: ")
+        try check([middle], "id", patched: false)
+        try replace(middle, "slug: p13", "slug: moved")
+        try check([middle], "another slug", patched: false)
+        try replace(middle, "title: ", "draft: true\ntitle: ")
+        try check([middle], "draft", patched: false)
+        try replace(middle, "draft: true\n", "")
+        try check([middle], "draft again published", patched: false)
+        // A draft edited while it stays a draft, a page, a new post, a deleted one.
+        try write("content/posts/draft.md", try read("content/posts/draft.md") + "\nmore\n")
+        try check(["content/posts/draft.md"], "draft edited")
+        try write("content/about.md", try read("content/about.md") + "\nMore about.\n")
+        try check(["content/about.md"], "page")
+        try write("content/posts/new.md", "---\ntitle: New\ndate: 2020-06-15T10:00:00Z\ntags: [Swift, Web]\n---\nA new post.\n")
+        try check(["content/posts/new.md"], "new post", patched: false)
+        try FileManager.default.removeItem(at: url("content/posts/p05.md"))
+        try check(["content/posts/p05.md"], "deleted post", patched: false)
+        // After all that, body edits patch again.
+        for path in [middle, order[2], "content/posts/new.md"] {
+            try write(path, try read(path) + "\nlater edit\n")
+            try check([path], "later edit of \(path)", patched: true)
+        }
+    }
+
+    /// A build that fails keeps nothing to patch from: the next good build goes the whole way and
+    /// still matches a fresh build.
+    func testFailedBuildIsNotPatched() throws {
+        let site = try ServePatchTests.makeSite()
+        let builder = IncrementalBuilder(options: BuildOptions(siteDirectory: site, now: Fixtures.now))
+        _ = try builder.rebuild()
+        let path = site.appendingPathComponent("content/posts/p10.md")
+        let original = try String(contentsOf: path, encoding: .utf8)
+        try original.replacingOccurrences(of: "date: ", with: "date: not a date\nbroken: [\n").write(to: path, atomically: false, encoding: .utf8)
+        XCTAssertThrowsError(try builder.rebuild(changed: [path.path]))
+        try (original + "\nfixed\n").write(to: path, atomically: false, encoding: .utf8)
+        let result = try builder.rebuild(changed: [path.path])
+        XCTAssertFalse(result.patched)
+        let fresh = try build(site)
+        XCTAssertEqual(result.site.paths, fresh.paths)
+        for (a, b) in zip(result.site.files, fresh.files) where a.bytes != b.bytes { XCTFail("\(a.path) differs from a fresh build") }
+        try (original + "\nfixed twice\n").write(to: path, atomically: false, encoding: .utf8)
+        XCTAssertTrue(try builder.rebuild(changed: [path.path]).patched)
+    }
+}
