@@ -9,7 +9,9 @@ import Glibc
 //   `<!--\u{E000}end-->`: an HTML block of type 2 interrupts a paragraph and ends on its line, so each
 //   marker is its own block in the tree, and the transform wraps the blocks between them.
 // - `[^label]: text` (a footnote definition, which cmark would take as a link reference definition)
-//   becomes `\u{E001}label\u{E001}text`, a paragraph the transform recognises.
+//   becomes `+   \u{E001}label\u{E001}text`: a list item, so that the lines indented under it (more
+//   paragraphs, code, lists) are part of it as in GFM; the transform recognises the marker, takes the
+//   item's blocks as the footnote and drops the item.
 // - `$math$` on a line becomes a code span `` `\u{E002}math\u{E002}` `` so that cmark keeps the content
 //   verbatim (no emphasis, no backslash escapes). Code spans, link destinations and tags are skipped.
 //   `$$math$$` on one line becomes `` `\u{E003}math\u{E003}` `` the same way (display math).
@@ -20,6 +22,9 @@ import Glibc
 
 let noteMarkerPrefix: [UInt8] = Array("<!--\u{E000}".utf8)
 let footnoteMarker: [UInt8] = [0xEE, 0x80, 0x81] // U+E001
+/// Written before the footnote marker: the definition is a list item (see above) whose content
+/// starts four columns in, so that its blocks are indented by four spaces as in GFM.
+let footnoteItemPrefix: [UInt8] = Array("+   ".utf8)
 let mathMarker: [UInt8] = [0xEE, 0x80, 0x82] // U+E002
 let displayMathMarker: [UInt8] = [0xEE, 0x80, 0x83] // U+E003
 
@@ -161,6 +166,7 @@ struct Prepass {
                 var from = i
                 if indent <= 3, i < contentEnd, s[i] == UInt8(ascii: "["), let label = footnoteLabel(original[i..<contentEnd]) {
                     flush(i)
+                    out.append(contentsOf: footnoteItemPrefix)
                     out.append(contentsOf: footnoteMarker)
                     out.append(contentsOf: label.label)
                     out.append(contentsOf: footnoteMarker)
@@ -377,8 +383,13 @@ func restoreMarkers(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
                 continue
             }
             if bytes[i + 2] == 0x81 {
-                // \u{E001}label\u{E001} -> [^label]:
+                // (+   )\u{E001}label\u{E001} -> [^label]:
                 changed = true
+                let prefix = footnoteItemPrefix.count
+                if out.count >= prefix && out[(out.count - prefix)...].elementsEqual(footnoteItemPrefix) {
+                    let before = out.count - prefix - 1
+                    if before < 0 || out[before] == 0x0A || out[before].isSpaceOrTab { out.removeLast(prefix) }
+                }
                 var j = i + 3
                 while j + 2 < n && !(bytes[j] == 0xEE && bytes[j + 1] == 0x80 && bytes[j + 2] == 0x81) { j += 1 }
                 out.append(contentsOf: Array("[^".utf8))

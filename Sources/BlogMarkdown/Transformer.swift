@@ -95,6 +95,7 @@ final class Transformer {
 
     private var footnoteDefs: [String: Node] = [:]
     private var footnoteDefOrder: [String] = []
+    private var duplicateDefinitions: [Node] = []
     private var footnoteOrder: [String] = []
     private var footnoteRefs: [String: Int] = [:]
 
@@ -212,28 +213,74 @@ final class Transformer {
             let label = String(decoding: lit[3..<j], as: UTF8.self)
             let rest = Array(lit[(j + 3)...].drop(while: { $0.isSpaceOrTab }))
             if rest.isEmpty { cmark_node_free(first) } else { setLiteral(first, rest) }
+            // The pre-pass made the definition a list item: its blocks are the footnote (they stay in
+            // place, so the inline passes see them, until `buildFootnotes` moves them).
+            var definition = paragraph
+            if let item = cmark_node_parent(paragraph), kind(item) == CMARK_NODE_ITEM, cmark_node_first_child(item) == paragraph {
+                definition = item
+            }
+            // a label's second definition is dropped at the end (freeing it now could free a
+            // definition nested in it)
             if footnoteDefs[label] == nil {
-                footnoteDefs[label] = paragraph
+                footnoteDefs[label] = definition
                 footnoteDefOrder.append(label)
+            } else {
+                duplicateDefinitions.append(definition)
             }
         }
+    }
+
+    /// Frees a footnote definition that the output does not show; a definition item takes its list
+    /// with it when it was the list's only item.
+    private func removeDefinition(_ definition: Node) {
+        guard kind(definition) == CMARK_NODE_ITEM, let list = cmark_node_parent(definition) else {
+            cmark_node_free(definition)
+            return
+        }
+        cmark_node_free(definition)
+        if cmark_node_first_child(list) == nil { cmark_node_free(list) }
     }
 
     private func buildFootnotes(_ doc: Node) {
         let section = makeCustom(block: true, enter: "<section class=\"footnotes\">\n<ol>", exit: "</ol>\n</section>")
         for (index, label) in footnoteOrder.enumerated() {
-            guard let paragraph = footnoteDefs[label] else { continue }
+            guard let definition = footnoteDefs[label] else { continue }
             let number = index + 1
             let item = makeCustom(block: true, enter: "<li id=\"fn-\(number)\">", exit: "</li>")
-            append(paragraph, makeCustom(block: false,
-                                         enter: " <a href=\"#fnref-\(number)\" class=\"footnote-backref\" aria-label=\"Back to reference \(number)\">↩</a>",
-                                         exit: ""))
-            append(item, paragraph) // unlinks it from where it was defined
+            let link = "<a href=\"#fnref-\(number)\" class=\"footnote-backref\" aria-label=\"Back to reference \(number)\">↩</a>"
+            if kind(definition) == CMARK_NODE_ITEM {
+                // the blocks of the definition item, the back link at the end of its last paragraph
+                moveChildren(from: definition, to: item)
+                if let last = cmark_node_last_child(item), kind(last) == CMARK_NODE_PARAGRAPH {
+                    append(last, makeCustom(block: false, enter: " " + link, exit: ""))
+                } else {
+                    let paragraph = newNode(CMARK_NODE_PARAGRAPH)
+                    append(paragraph, makeCustom(block: false, enter: link, exit: ""))
+                    append(item, paragraph)
+                }
+                removeDefinition(definition)
+            } else {
+                append(definition, makeCustom(block: false, enter: " " + link, exit: ""))
+                append(item, definition) // unlinks it from where it was defined
+            }
             append(section, item)
         }
+        // Definitions not shown (unreferenced, or a label's second one): each is freed unless one of
+        // its ancestors is, which frees it too (nothing is freed twice; the shown ones have moved out).
+        var unused = Set<Node>()
         for label in footnoteDefOrder where footnoteRefs[label] == nil {
-            if let paragraph = footnoteDefs[label] { cmark_node_free(paragraph) }
+            if let definition = footnoteDefs[label] { unused.insert(definition) }
         }
+        for definition in duplicateDefinitions { unused.insert(definition) }
+        let outermost = unused.filter { definition in
+            var ancestor = cmark_node_parent(definition)
+            while let a = ancestor {
+                if unused.contains(a) { return false }
+                ancestor = cmark_node_parent(a)
+            }
+            return true
+        }
+        for definition in outermost { removeDefinition(definition) }
         if footnoteOrder.isEmpty { cmark_node_free(section) } else { append(doc, section) }
     }
 
