@@ -116,8 +116,7 @@ public struct ContentLoader {
         let before = diagnostics.count
         let front = FrontMatter.parse(yaml, firstLine: document.yamlFirstLine, path: path, zone: config.timezone, diagnostics: &diagnostics)
         if diagnostics[before...].contains(where: { $0.severity == .error }) { return .failed }
-        // (what `trimmingCharacters(in: .whitespaces).isEmpty` says, without Foundation's cost per call)
-        guard let title = front.title, !title.unicodeScalars.allSatisfy({ $0 == "\t" || $0.properties.generalCategory == .spaceSeparator }) else {
+        guard let title = front.title, !title.isBlank else {
             diagnostics.append(.error("missing 'title' in the front matter", at: SourceLocation(file: path, line: front.keyLines["title"] ?? 1, column: 1)))
             return .failed
         }

@@ -184,7 +184,7 @@ public struct FrontMatter: Sendable {
         } else if let items = value.sequence {
             for item in items {
                 if let scalar = item.scalar {
-                    let trimmed = scalar.trimmingCharacters(in: .whitespaces)
+                    let trimmed = scalar.trimmingBlanks
                     if !trimmed.isEmpty { names.append(trimmed) }
                 } else if let name = item["name"]?.scalar {
                     names.append(name)

@@ -153,7 +153,7 @@ public enum DateParser {
     /// Accepts `2020-02-06`, `2020-02-06T10:00`, `2020-02-06 10:00:00`, fractional seconds,
     /// and `Z`, `+09:00`, `+0900`, `+09` offsets. Without an offset, `zone` gives it.
     public static func parse(_ text: String, zone: TimeZone) throws -> PostDate {
-        let bytes = Array(text.trimmingCharacters(in: .whitespaces).utf8)
+        let bytes = Array(text.trimmingBlanks.utf8)
         var index = 0
         func digits(_ count: Int, _ what: String) throws -> Int {
             guard index + count <= bytes.count else { throw Failure(message: "expected \(what) in '\(text)'") }
