@@ -1,0 +1,37 @@
+import Foundation
+import XCTest
+import BlogCore
+
+final class JSONWriterTests: XCTestCase {
+    /// The escaping rules spelled out byte by byte.
+    private func reference(_ text: String) -> [UInt8] {
+        var out: [UInt8] = [0x22]
+        for byte in text.utf8 {
+            switch byte {
+            case 0x22: out += [0x5C, 0x22]
+            case 0x5C: out += [0x5C, 0x5C]
+            case 0x0A: out += Array("\\n".utf8)
+            case 0x0D: out += Array("\\r".utf8)
+            case 0x09: out += Array("\\t".utf8)
+            case 0..<0x20, 0x3C, 0x3E, 0x26: out += Array(String(format: "\\u%04x", byte).utf8)
+            default: out.append(byte)
+            }
+        }
+        return out + [0x22]
+    }
+
+    func testQuotingEscapesWhatJSONAndHTMLNeed() {
+        var out: [UInt8] = []
+        JSONWriter.appendQuoted("a\"b\\c\n</script>&\u{1}日本", to: &out)
+        XCTAssertEqual(String(decoding: out, as: UTF8.self), "\"a\\\"b\\\\c\\n\\u003c/script\\u003e\\u0026\\u0001日本\"")
+        let pieces = ["", "a", "日本語", "👍", "\"", "\\", "\n", "\r", "\t", "<", ">", "&", "\u{0}", "\u{1F}", "\u{7F}", "/", "'"]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            let text = (0..<Int.random(in: 0...8, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            var quoted: [UInt8] = []
+            JSONWriter.appendQuoted(text, to: &quoted)
+            XCTAssertEqual(quoted, reference(text), text)
+            XCTAssertEqual(try JSONSerialization.jsonObject(with: Data(quoted), options: .fragmentsAllowed) as? String, text)
+        }
+    }
+}
