@@ -256,6 +256,7 @@ struct DocumentAnalyzer {
         guard index(doc.title, 0) else { return nil }
         for tag in doc.tags {
             guard index(tag, 1) else { return nil }
+            if addASCIITagTerm(tag) { continue }
             let normalized = SearchTokenizer.normalizeTag(tag)
             if !normalized.isEmpty {
                 var term = "#" + normalized
@@ -268,6 +269,36 @@ struct DocumentAnalyzer {
         for heading in doc.headings { guard index(heading, 2) else { return nil } }
         guard index(doc.body, 3), index(doc.code, 4) else { return nil }
         return fieldLengths
+    }
+
+    /// The filter term `#` + `SearchTokenizer.normalizeTag(tag)` of an ASCII tag, on bytes: lowercased,
+    /// runs of whitespace (U+0009…U+000D, space: `Character.isWhitespace` in ASCII) made one space,
+    /// none at the ends. False (nothing added) when the tag is not ASCII.
+    mutating func addASCIITagTerm(_ tag: String) -> Bool {
+        var tag = tag
+        return tag.withUTF8 { b -> Bool in
+            let n = b.count
+            if n >= 4000 { return false }
+            let out = wordBytes
+            out[0] = 0x23  // #
+            var length = 1
+            var space = false
+            for c in b {
+                if c >= 0x80 { return false }
+                if c == 0x20 || (c >= 0x09 && c <= 0x0D) {
+                    space = length > 1
+                    continue
+                }
+                if space { out[length] = 0x20; length += 1; space = false }
+                out[length] = (c >= 0x41 && c <= 0x5A) ? c + 0x20 : c
+                length += 1
+            }
+            if length > 1 {
+                let t = slot(out, length, TermHash.hash(out, length))
+                terms[t].mask |= 1 << 1
+            }
+            return true
+        }
     }
 
     func finish(_ doc: SearchDocument, _ fieldLengths: [Int]) -> AnalyzedDocument {
@@ -330,7 +361,17 @@ struct DocumentAnalyzer {
             pool = AccumulatorState.grown(pool, count: poolCount, capacity: capacity)
             poolCapacity = capacity
         }
-        (pool + poolCount).update(from: p, count: n)
+        // Most terms are 1…8 bytes (a bigram is 6): copied with two overlapping 4-byte moves.
+        let to = UnsafeMutableRawPointer(pool + poolCount), from = UnsafeRawPointer(p)
+        if n >= 4 && n <= 8 {
+            to.storeBytes(of: from.loadUnaligned(as: UInt32.self), as: UInt32.self)
+            to.storeBytes(of: from.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self), toByteOffset: n - 4, as: UInt32.self)
+        } else if n < 4 {
+            var k = 0
+            while k < n { (pool + poolCount)[k] = p[k]; k += 1 }
+        } else {
+            (pool + poolCount).update(from: p, count: n)
+        }
         (terms + t).initialize(to: Term(hash: h, start: Int32(poolCount), length: Int32(n), tf: 0, mask: 0, residues: 0))
         poolCount += n
         table[index] = UInt64(generation) << 32 | UInt64(t)

@@ -185,6 +185,21 @@ final class SearchAnalyzerTests: XCTestCase {
         }
     }
 
+    func testASCIITagTermsMatchNormalizeTag() {
+        var analyzer = DocumentAnalyzer()
+        defer { analyzer.free() }
+        let tags = ["Swift", "iOS", "C++", "Machine  Learning", " Machine\tLearning ", "a\r\nb", "a\u{0B}\u{0C}b", "x\u{1C}y",
+                    "", " ", "\n\n", "ABC def  GHI", "#tag", "_Under_Score_", "Objective-C", "a b", String(repeating: "Ab ", count: 50),
+                    "Ｓｗｉｆｔ", "Straße", "ΣΟΦΟΣ", "機械学習", "tag\u{3000}name"]
+        for tag in tags {
+            let doc = SearchDocument(id: "t", title: "", url: "/", date: "2020", tags: [tag], headings: [], body: "", code: "", summary: "")
+            XCTAssertEqual(Self.terms(analyzer.analyze(doc)), Self.reference(doc), tag.debugDescription)
+        }
+        // All of them at once (and again, with cached words).
+        let doc = SearchDocument(id: "all", title: "", url: "/", date: "2020", tags: tags + tags, headings: [], body: "", code: "", summary: "")
+        XCTAssertEqual(Self.terms(analyzer.analyze(doc)), Self.reference(doc))
+    }
+
     func testEmptyAndSeparatorOnlyFields() {
         var analyzer = DocumentAnalyzer()
         defer { analyzer.free() }
