@@ -190,7 +190,9 @@ struct DocumentAnalyzer {
         wordBytes = .allocate(capacity: 4096)
         wordInts = .allocate(capacity: 1024)
         classes = ScanTables.table
-        let tableSize = 1 << 13
+        // Grows to the largest document seen (a post has some hundreds of distinct terms); small
+        // tables stay in the L1 cache.
+        let tableSize = 1 << 11
         table = .allocate(capacity: tableSize)
         table.initialize(repeating: 0, count: tableSize)
         tableMask = tableSize - 1
@@ -304,9 +306,9 @@ struct DocumentAnalyzer {
     func finish(_ doc: SearchDocument, _ fieldLengths: [Int]) -> AnalyzedDocument {
         let n = termCount
         let terms = self.terms
-        var bytes = [UInt8](repeating: 0, count: poolCount)
-        bytes.withUnsafeMutableBufferPointer { b in
-            if poolCount > 0 { b.baseAddress!.update(from: pool, count: poolCount) }
+        let bytes = [UInt8](unsafeUninitializedCapacity: poolCount) { b, count in
+            if poolCount > 0 { b.baseAddress!.initialize(from: pool, count: poolCount) }
+            count = poolCount
         }
         let ends = [Int32](unsafeUninitializedCapacity: n) { b, count in
             for t in 0..<n { b[t] = terms[t].start + terms[t].length }
@@ -409,7 +411,10 @@ struct DocumentAnalyzer {
 
     @inline(__always)
     mutating func add(_ p: UnsafePointer<UInt8>, _ n: Int, mask: UInt8, tf: Int32, bit: UInt8) {
-        count(slot(p, n, TermHash.hash(p, n)), mask: mask, tf: tf, bit: bit)
+        // Two statements: `slot` may grow (move) `terms`, and a call `count(slot(…))` would read
+        // `self.terms` for `count` before evaluating its argument.
+        let t = slot(p, n, TermHash.hash(p, n))
+        count(t, mask: mask, tf: tf, bit: bit)
     }
 
     // MARK: Scanner
@@ -481,6 +486,21 @@ struct DocumentAnalyzer {
     /// `SearchTokenizer.scan` with `wholeWordsOnly: false`, adding tokens to the term table.
     /// Returns the position after the text, or -1 when `checked` and a character is not NFKC-stable.
     mutating func scan(_ p: UnsafePointer<UInt8>, _ n: Int, field: Int, startPosition: Int, checked: Bool) -> Int {
+        checked ? scanChecked(p, n, field: field, startPosition: startPosition)
+            : scanUnchecked(p, n, field: field, startPosition: startPosition)
+    }
+
+    mutating func scanChecked(_ p: UnsafePointer<UInt8>, _ n: Int, field: Int, startPosition: Int) -> Int {
+        scanBody(p, n, field: field, startPosition: startPosition, checked: true)
+    }
+
+    mutating func scanUnchecked(_ p: UnsafePointer<UInt8>, _ n: Int, field: Int, startPosition: Int) -> Int {
+        scanBody(p, n, field: field, startPosition: startPosition, checked: false)
+    }
+
+    /// `scan`, inlined into one copy per value of `checked`.
+    @inline(__always)
+    mutating func scanBody(_ p: UnsafePointer<UInt8>, _ n: Int, field: Int, startPosition: Int, checked: Bool) -> Int {
         let mask = UInt8(1) << UInt8(field)
         let tf: Int32 = field >= 3 ? 1 : 0
         var position = startPosition

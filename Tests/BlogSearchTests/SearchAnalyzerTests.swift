@@ -200,6 +200,23 @@ final class SearchAnalyzerTests: XCTestCase {
         XCTAssertEqual(Self.terms(analyzer.analyze(doc)), Self.reference(doc))
     }
 
+    /// Documents with thousands of distinct terms grow the analyzer's term table (and its pool) in
+    /// the middle of a document, between an occurrence's lookup and its counting.
+    func testLargeDocumentsGrowTheTermTable() {
+        var analyzer = DocumentAnalyzer()
+        defer { analyzer.free() }
+        var rng = SplitMix64(seed: 5)
+        let kana = Array("あいうえおかきくけこさしすせそたちつてとなにぬねのはひふへほまみむめもやゆよらりるれろわをん漢字東京")
+        for size in [100, 3_000, 600, 9_000, 50] {
+            let words = (0..<size).map { i in i % 3 == 0 ? "Word\(i)Part" : (i % 3 == 1 ? "w\(i)" : "id_\(i)_x") }
+            let prose = String((0..<size).map { _ in kana[rng.below(kana.count)] })
+            let doc = SearchDocument(id: "g\(size)", title: "UITableView", url: "/", date: "2020", tags: ["Swift"], headings: [],
+                                     body: prose + " " + words.joined(separator: " "), code: words.reversed().joined(separator: "\n"),
+                                     summary: "")
+            XCTAssertEqual(Self.terms(analyzer.analyze(doc)), Self.reference(doc), "size \(size)")
+        }
+    }
+
     func testEmptyAndSeparatorOnlyFields() {
         var analyzer = DocumentAnalyzer()
         defer { analyzer.free() }
