@@ -80,116 +80,253 @@ enum TermHash {
     }
 }
 
+/// Byte and character classes for `DocumentAnalyzer`, computed once.
+enum ScanTables {
+    /// Run kinds of characters (low two bits): 0 separator, 1 CJK, 2 word; bit 2: NFKC leaves the
+    /// character alone (`SearchTokenizer.isNFKCStable`).
+    static let cjk: UInt8 = 1, word: UInt8 = 2, stable: UInt8 = 4
+    /// Bytes 0…255: 0 ASCII separator, 1 ASCII lowercase letter or digit, 2 ASCII capital or `_`,
+    /// 3 any byte ≥ 0x80. Then U+3000…U+3FFF (lead byte E3), indexed by the low 12 bits: kind | stable.
+    static let table: UnsafePointer<UInt8> = {
+        let t = UnsafeMutablePointer<UInt8>.allocate(capacity: 256 + 4096)
+        for b in 0..<256 {
+            let c = UInt8(b)
+            if b >= 0x80 { t[b] = 3 }
+            else if (c >= 0x61 && c <= 0x7A) || (c >= 0x30 && c <= 0x39) { t[b] = 1 }
+            else if (c >= 0x41 && c <= 0x5A) || c == 0x5F { t[b] = 2 }
+            else { t[b] = 0 }
+        }
+        for k in 0..<4096 {
+            let cp = UInt32(0x3000 + k)
+            var v: UInt8 = SearchTokenizer.isCJK(cp) ? cjk : (SearchTokenizer.isWordLetter(cp) ? word : 0)
+            if SearchTokenizer.isNFKCStable(cp) { v |= stable }
+            t[256 + k] = v
+        }
+        return UnsafePointer(t)
+    }()
+}
+
 /// Tokenizes documents into per-document term tables. One analyzer per thread; its buffers are
 /// reused from document to document. Works on the UTF-8 bytes of the fields: text made only of
-/// characters that NFKC leaves alone (checked first, 8 ASCII bytes at a time) is scanned in place,
-/// anything else goes through `SearchTokenizer.normalize` first. The token rules are those of
-/// `SearchTokenizer.scan` (the reference used by `tokens` and `queryTerms`); tests compare both.
+/// characters that NFKC leaves alone is scanned in place, anything else goes through
+/// `SearchTokenizer.normalize` first. The token rules are those of `SearchTokenizer.scan` (the
+/// reference used by `tokens` and `queryTerms`); tests compare both.
+///
+/// Two things keep the per-document cost down:
+/// - *Optimistic scanning.* A document is first scanned without a separate stability pass: the
+///   scanner checks every non-ASCII character it classifies anyway, and gives up at the first one NFKC
+///   may change; the document is then analyzed again from scratch, each field checked first (and
+///   normalized when needed). After a document that needed that, the next one starts with the
+///   checks (until a document turns out to be stable again), so mixed archives do not scan twice.
+/// - *A word cache.* Identifiers (words with capitals, `_` or non-ASCII letters) recur within and
+///   across posts; their tokens (whole word, parts, spans), with hashes, are kept per raw word, and
+///   per document the term slots they resolved to. A repeated identifier costs one lookup.
+/// Neither changes the result: the terms, their order of first occurrence, masks, counts and
+/// residues are exactly those of scanning the normalized text token by token.
 struct DocumentAnalyzer {
-    // Local term table (open addressing, entries valid when their stamp is the current document).
-    var table: UnsafeMutablePointer<Int32>
-    var tableStamp: UnsafeMutablePointer<UInt32>
+    struct Term {
+        var hash: UInt64
+        var start: Int32
+        var length: Int32
+        var tf: Int32
+        var mask: UInt8
+        var residues: UInt8
+    }
+    /// A cached word: its raw bytes in `wordPool`, its tokens `wordTokens[firstToken ..< firstToken + tokenCount]`.
+    struct Word {
+        var hash: UInt64
+        var start: Int32
+        var length: Int32
+        var firstToken: Int32
+        var tokenCount: Int32
+        /// `generation` of the document whose term slots the tokens' `term` hold.
+        var stamp: UInt32
+    }
+    struct Token {
+        var hash: UInt64
+        var start: Int32
+        var length: Int32
+        var term: Int32
+    }
+
+    // Local term table: open addressing, entry = generation << 32 | term index (entries of older
+    // generations are empty).
+    var table: UnsafeMutablePointer<UInt64>
     var tableMask: Int
     var generation: UInt32 = 0
     // Terms of the current document.
     var termCount = 0
     var termCapacity: Int
-    var hashes: UnsafeMutablePointer<UInt64>
-    var starts: UnsafeMutablePointer<Int32>
-    var lengths: UnsafeMutablePointer<Int32>
-    var masks: UnsafeMutablePointer<Int32>
-    var tfs: UnsafeMutablePointer<Int32>
-    var residues: UnsafeMutablePointer<UInt8>
+    var terms: UnsafeMutablePointer<Term>
     var pool: UnsafeMutablePointer<UInt8>
     var poolCount = 0
     var poolCapacity: Int
     /// Scratch for identifiers: lowercased copy and spans (bytes), part and token bounds (ints).
     let wordBytes: UnsafeMutablePointer<UInt8>
     let wordInts: UnsafeMutablePointer<Int>
+    let classes: UnsafePointer<UInt8>
+    // Word cache (cleared when full).
+    var wordTable: UnsafeMutablePointer<Int32>
+    var wordTableMask: Int
+    var words: UnsafeMutablePointer<Word>
+    var wordCount = 0
+    let wordCapacity: Int
+    var wordTokens: UnsafeMutablePointer<Token>
+    var wordTokenCount = 0
+    let wordTokenCapacity: Int
+    var wordPool: UnsafeMutablePointer<UInt8>
+    var wordPoolCount = 0
+    let wordPoolCapacity: Int
+    /// Scan the next document without checking its fields first (see above).
+    var optimistic = true
+    /// Analyses restarted because an optimistic scan met a character NFKC may change (for tests).
+    var restarts = 0
 
-    init() {
+    /// Room for one word's raw bytes and tokens: a run of at most 64 code points (256 bytes) whose
+    /// tokens (the whole word, at most 64 parts or 21 parts and spans) stay far below these.
+    static let wordRoomBytes = 32_768, wordRoomTokens = 128
+
+    init(wordCacheWords: Int = 8192) {
         wordBytes = .allocate(capacity: 4096)
         wordInts = .allocate(capacity: 1024)
-        let tableSize = 1 << 13
+        classes = ScanTables.table
+        // Grows to the largest document seen (a post has some hundreds of distinct terms); small
+        // tables stay in the L1 cache.
+        let tableSize = 1 << 11
         table = .allocate(capacity: tableSize)
-        tableStamp = .allocate(capacity: tableSize)
-        tableStamp.initialize(repeating: 0, count: tableSize)
+        table.initialize(repeating: 0, count: tableSize)
         tableMask = tableSize - 1
         termCapacity = tableSize / 2
-        hashes = .allocate(capacity: termCapacity)
-        starts = .allocate(capacity: termCapacity)
-        lengths = .allocate(capacity: termCapacity)
-        masks = .allocate(capacity: termCapacity)
-        tfs = .allocate(capacity: termCapacity)
-        residues = .allocate(capacity: termCapacity)
+        terms = .allocate(capacity: termCapacity)
         poolCapacity = 1 << 15
         pool = .allocate(capacity: poolCapacity)
+        wordCapacity = max(1, wordCacheWords)
+        var wordTableSize = 16
+        while wordTableSize < 2 * wordCapacity { wordTableSize *= 2 }
+        wordTable = .allocate(capacity: wordTableSize)
+        wordTable.initialize(repeating: -1, count: wordTableSize)
+        wordTableMask = wordTableSize - 1
+        words = .allocate(capacity: wordCapacity)
+        wordTokenCapacity = wordCapacity * 12 + DocumentAnalyzer.wordRoomTokens
+        wordTokens = .allocate(capacity: wordTokenCapacity)
+        wordPoolCapacity = wordCapacity * 64 + DocumentAnalyzer.wordRoomBytes
+        wordPool = .allocate(capacity: wordPoolCapacity)
     }
 
     func free() {
-        table.deallocate(); tableStamp.deallocate()
-        hashes.deallocate(); starts.deallocate(); lengths.deallocate()
-        masks.deallocate(); tfs.deallocate(); residues.deallocate(); pool.deallocate()
+        table.deallocate(); terms.deallocate(); pool.deallocate()
         wordBytes.deallocate(); wordInts.deallocate()
+        wordTable.deallocate(); words.deallocate(); wordTokens.deallocate(); wordPool.deallocate()
     }
 
     mutating func analyze(_ doc: SearchDocument) -> AnalyzedDocument {
+        if optimistic {
+            if let fieldLengths = run(doc, checked: true) { return finish(doc, fieldLengths) }
+            restarts += 1
+        }
+        var allStable = true
+        let fieldLengths = run(doc, checked: false, allStable: &allStable)!
+        optimistic = allStable
+        return finish(doc, fieldLengths)
+    }
+
+    mutating func run(_ doc: SearchDocument, checked: Bool) -> [Int]? {
+        var allStable = true
+        return run(doc, checked: checked, allStable: &allStable)
+    }
+
+    /// The fields of `doc` into the (emptied) term table; nil when `checked` and some text is not
+    /// NFKC-stable (the table then holds a partial document).
+    mutating func run(_ doc: SearchDocument, checked: Bool, allStable: inout Bool) -> [Int]? {
         generation &+= 1
         if generation == 0 {
-            tableStamp.update(repeating: 0, count: tableMask + 1)
+            table.update(repeating: 0, count: tableMask + 1)
+            clearWords()
             generation = 1
         }
         termCount = 0
         poolCount = 0
         var fieldLengths = [Int](repeating: 0, count: SearchIndexBuilder.fields.count)
         var position = 0
-        func index(_ text: String, _ field: Int) {
-            let start = position
-            position = scanText(text, field: field, startPosition: position)
-            fieldLengths[field] += position - start
-            position += 1  // no adjacency across fields, tags or headings
+        func index(_ text: String, _ field: Int) -> Bool {
+            let end = scanText(text, field: field, startPosition: position, checked: checked, allStable: &allStable)
+            if end < 0 { return false }
+            fieldLengths[field] += end - position
+            position = end + 1  // no adjacency across fields, tags or headings
+            return true
         }
-        index(doc.title, 0)
+        guard index(doc.title, 0) else { return nil }
         for tag in doc.tags {
-            index(tag, 1)
+            guard index(tag, 1) else { return nil }
+            if addASCIITagTerm(tag) { continue }
             let normalized = SearchTokenizer.normalizeTag(tag)
             if !normalized.isEmpty {
                 var term = "#" + normalized
                 term.withUTF8 { buffer in
-                    let t = slot(buffer.baseAddress!, buffer.count)
-                    masks[t] |= 1 << 1
+                    let t = slot(buffer.baseAddress!, buffer.count, TermHash.hash(buffer.baseAddress!, buffer.count))
+                    terms[t].mask |= 1 << 1
                 }
             }
         }
-        for heading in doc.headings { index(heading, 2) }
-        index(doc.body, 3)
-        index(doc.code, 4)
-        return finish(doc, fieldLengths)
+        for heading in doc.headings { guard index(heading, 2) else { return nil } }
+        guard index(doc.body, 3), index(doc.code, 4) else { return nil }
+        return fieldLengths
+    }
+
+    /// The filter term `#` + `SearchTokenizer.normalizeTag(tag)` of an ASCII tag, on bytes: lowercased,
+    /// runs of whitespace (U+0009…U+000D, space: `Character.isWhitespace` in ASCII) made one space,
+    /// none at the ends. False (nothing added) when the tag is not ASCII.
+    mutating func addASCIITagTerm(_ tag: String) -> Bool {
+        var tag = tag
+        return tag.withUTF8 { b -> Bool in
+            let n = b.count
+            if n >= 4000 { return false }
+            let out = wordBytes
+            out[0] = 0x23  // #
+            var length = 1
+            var space = false
+            for c in b {
+                if c >= 0x80 { return false }
+                if c == 0x20 || (c >= 0x09 && c <= 0x0D) {
+                    space = length > 1
+                    continue
+                }
+                if space { out[length] = 0x20; length += 1; space = false }
+                out[length] = (c >= 0x41 && c <= 0x5A) ? c + 0x20 : c
+                length += 1
+            }
+            if length > 1 {
+                let t = slot(out, length, TermHash.hash(out, length))
+                terms[t].mask |= 1 << 1
+            }
+            return true
+        }
     }
 
     func finish(_ doc: SearchDocument, _ fieldLengths: [Int]) -> AnalyzedDocument {
         let n = termCount
-        var bytes = [UInt8](repeating: 0, count: poolCount)
-        bytes.withUnsafeMutableBufferPointer { b in
-            if poolCount > 0 { b.baseAddress!.update(from: pool, count: poolCount) }
+        let terms = self.terms
+        let bytes = [UInt8](unsafeUninitializedCapacity: poolCount) { b, count in
+            if poolCount > 0 { b.baseAddress!.initialize(from: pool, count: poolCount) }
+            count = poolCount
         }
         let ends = [Int32](unsafeUninitializedCapacity: n) { b, count in
-            for t in 0..<n { b[t] = starts[t] + lengths[t] }
+            for t in 0..<n { b[t] = terms[t].start + terms[t].length }
             count = n
         }
         let h = [UInt32](unsafeUninitializedCapacity: n) { b, count in
-            for t in 0..<n { b[t] = UInt32(truncatingIfNeeded: hashes[t]) }
+            for t in 0..<n { b[t] = UInt32(truncatingIfNeeded: terms[t].hash) }
             count = n
         }
         let values = [Int32](unsafeUninitializedCapacity: n) { b, count in
             for t in 0..<n {
-                let tf = tfs[t]
-                b[t] = tf > 0 ? masks[t] | ((min(tf, 4096) - 1) << 5) : masks[t]
+                let tf = terms[t].tf, mask = Int32(terms[t].mask)
+                b[t] = tf > 0 ? mask | ((min(tf, 4096) - 1) << 5) : mask
             }
             count = n
         }
         let res = [UInt8](unsafeUninitializedCapacity: n) { b, count in
-            if n > 0 { b.baseAddress!.update(from: residues, count: n) }
+            for t in 0..<n { b[t] = terms[t].residues }
             count = n
         }
         return AnalyzedDocument(document: doc, fieldLengths: fieldLengths, termBytes: bytes, termEnds: ends,
@@ -198,15 +335,19 @@ struct DocumentAnalyzer {
 
     // MARK: Term table
 
-    /// The index of the term with these bytes in the current document, adding it when new.
+    /// The index of the term with these bytes (and `TermHash` h) in the current document, adding it
+    /// when new.
     @inline(__always)
-    mutating func slot(_ p: UnsafePointer<UInt8>, _ n: Int) -> Int {
-        let h = TermHash.hash(p, n)
+    mutating func slot(_ p: UnsafePointer<UInt8>, _ n: Int, _ h: UInt64) -> Int {
         var index = Int(truncatingIfNeeded: h) & tableMask
-        while tableStamp[index] == generation {
-            let t = Int(table[index])
-            if hashes[t] == h && Int(lengths[t]) == n
-                && (n <= 8 || memcmp(pool + Int(starts[t]), p, n) == 0) {
+        let g = UInt64(generation) << 32
+        while true {
+            let e = table[index]
+            if e & 0xFFFF_FFFF_0000_0000 != g { break }
+            let t = Int(truncatingIfNeeded: e & 0xFFFF_FFFF)
+            let term = terms + t
+            if term.pointee.hash == h && Int(term.pointee.length) == n
+                && (n <= 8 || memcmp(pool + Int(term.pointee.start), p, n) == 0) {
                 return t
             }
             index = (index + 1) & tableMask
@@ -222,16 +363,20 @@ struct DocumentAnalyzer {
             pool = AccumulatorState.grown(pool, count: poolCount, capacity: capacity)
             poolCapacity = capacity
         }
-        (pool + poolCount).update(from: p, count: n)
-        hashes[t] = h
-        starts[t] = Int32(poolCount)
-        lengths[t] = Int32(n)
-        masks[t] = 0
-        tfs[t] = 0
-        residues[t] = 0
+        // Most terms are 1…8 bytes (a bigram is 6): copied with two overlapping 4-byte moves.
+        let to = UnsafeMutableRawPointer(pool + poolCount), from = UnsafeRawPointer(p)
+        if n >= 4 && n <= 8 {
+            to.storeBytes(of: from.loadUnaligned(as: UInt32.self), as: UInt32.self)
+            to.storeBytes(of: from.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self), toByteOffset: n - 4, as: UInt32.self)
+        } else if n < 4 {
+            var k = 0
+            while k < n { (pool + poolCount)[k] = p[k]; k += 1 }
+        } else {
+            (pool + poolCount).update(from: p, count: n)
+        }
+        (terms + t).initialize(to: Term(hash: h, start: Int32(poolCount), length: Int32(n), tf: 0, mask: 0, residues: 0))
         poolCount += n
-        table[index] = Int32(t)
-        tableStamp[index] = generation
+        table[index] = UInt64(generation) << 32 | UInt64(t)
         termCount += 1
         if termCount == termCapacity { grow() }
         return t
@@ -239,48 +384,55 @@ struct DocumentAnalyzer {
 
     mutating func grow() {
         let capacity = termCapacity * 2
-        hashes = AccumulatorState.grown(hashes, count: termCount, capacity: capacity)
-        starts = AccumulatorState.grown(starts, count: termCount, capacity: capacity)
-        lengths = AccumulatorState.grown(lengths, count: termCount, capacity: capacity)
-        masks = AccumulatorState.grown(masks, count: termCount, capacity: capacity)
-        tfs = AccumulatorState.grown(tfs, count: termCount, capacity: capacity)
-        residues = AccumulatorState.grown(residues, count: termCount, capacity: capacity)
+        terms = AccumulatorState.grown(terms, count: termCount, capacity: capacity)
         termCapacity = capacity
         let size = capacity * 2
-        table.deallocate(); tableStamp.deallocate()
+        table.deallocate()
         table = .allocate(capacity: size)
-        tableStamp = .allocate(capacity: size)
-        tableStamp.initialize(repeating: 0, count: size)
+        table.initialize(repeating: 0, count: size)
         tableMask = size - 1
+        let g = UInt64(generation) << 32
         for t in 0..<termCount {
-            var index = Int(truncatingIfNeeded: hashes[t]) & tableMask
-            while tableStamp[index] == generation { index = (index + 1) & tableMask }
-            table[index] = Int32(t)
-            tableStamp[index] = generation
+            var index = Int(truncatingIfNeeded: terms[t].hash) & tableMask
+            while table[index] & 0xFFFF_FFFF_0000_0000 == g { index = (index + 1) & tableMask }
+            table[index] = g | UInt64(t)
         }
     }
 
+    /// One occurrence of term t in a field (`mask` its bit, `tf` 1 for body and code) at a position
+    /// whose residue mod 6 is `bit`.
     @inline(__always)
-    mutating func add(_ p: UnsafePointer<UInt8>, _ n: Int, field: Int, position: Int) {
-        let t = slot(p, n)
-        masks[t] |= Int32(1 << field)
-        if field >= 3 { tfs[t] += 1 }
-        residues[t] |= UInt8(truncatingIfNeeded: 1 &<< (UInt(bitPattern: position) % 6))
+    func count(_ t: Int, mask: UInt8, tf: Int32, bit: UInt8) {
+        let term = terms + t
+        term.pointee.mask |= mask
+        term.pointee.tf &+= tf
+        term.pointee.residues |= bit
+    }
+
+    @inline(__always)
+    mutating func add(_ p: UnsafePointer<UInt8>, _ n: Int, mask: UInt8, tf: Int32, bit: UInt8) {
+        // Two statements: `slot` may grow (move) `terms`, and a call `count(slot(…))` would read
+        // `self.terms` for `count` before evaluating its argument.
+        let t = slot(p, n, TermHash.hash(p, n))
+        count(t, mask: mask, tf: tf, bit: bit)
     }
 
     // MARK: Scanner
 
-    mutating func scanText(_ text: String, field: Int, startPosition: Int) -> Int {
+    /// Scans one field; -1 when `checked` and the text holds a character NFKC may change.
+    mutating func scanText(_ text: String, field: Int, startPosition: Int, checked: Bool, allStable: inout Bool) -> Int {
         var utf8 = text
         return utf8.withUTF8 { buffer -> Int in
             guard let p = buffer.baseAddress else { return startPosition }
+            if checked { return scan(p, buffer.count, field: field, startPosition: startPosition, checked: true) }
             if DocumentAnalyzer.isStable(p, buffer.count) {
-                return scan(p, buffer.count, field: field, startPosition: startPosition)
+                return scan(p, buffer.count, field: field, startPosition: startPosition, checked: false)
             }
+            allStable = false
             var normalized = SearchTokenizer.normalize(text)
             return normalized.withUTF8 { n -> Int in
                 guard let q = n.baseAddress else { return startPosition }
-                return scan(q, n.count, field: field, startPosition: startPosition)
+                return scan(q, n.count, field: field, startPosition: startPosition, checked: false)
             }
         }
     }
@@ -289,6 +441,7 @@ struct DocumentAnalyzer {
     /// text unchanged without converting anything).
     static func isStable(_ p: UnsafePointer<UInt8>, _ n: Int) -> Bool {
         let raw = UnsafeRawPointer(p)
+        let e3 = ScanTables.table + 256
         var i = 0
         while i < n {
             if i + 8 <= n && raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
@@ -298,130 +451,236 @@ struct DocumentAnalyzer {
             let b0 = p[i]
             if b0 < 0x80 { i += 1; continue }
             if b0 >= 0xE5 && b0 <= 0xE9 { i += 3; continue }  // U+5000…U+9FFF: unified ideographs
-            if b0 < 0xE0 { return false }  // U+0080…U+07FF: never in the stable set
-            if b0 >= 0xF0 { return false }
-            let cp = UInt32(b0 & 0x0F) << 12 | UInt32(p[i + 1] & 0x3F) << 6 | UInt32(p[i + 2] & 0x3F)
-            if !SearchTokenizer.isNFKCStable(cp) { return false }
+            if b0 == 0xE3 {
+                if e3[Int(p[i + 1] & 0x3F) << 6 | Int(p[i + 2] & 0x3F)] & ScanTables.stable == 0 { return false }
+            } else if b0 != 0xE4 || p[i + 1] < 0xB8 {  // U+4E00…U+4FFF are E4 B8 80…E4 BF BF
+                return false
+            }
             i += 3
         }
         return true
     }
 
-    /// `SearchTokenizer.scan` with `wholeWordsOnly: false`, adding tokens to the term table.
-    mutating func scan(_ p: UnsafePointer<UInt8>, _ n: Int, field: Int, startPosition: Int) -> Int {
-        var position = startPosition
-        var i = 0
-        // Current run: 0 none, 1 CJK, 2 word.
-        var kind = 0
-        var runStart = 0
-        var cjkCount = 0
-        var previousCharStart = 0
-        var wordNonASCII = false
-        var wordUpperOrUnderscore = false
+    /// Run kind (0 separator, 1 CJK, 2 word; 255: `checked` and NFKC may change it) and length of
+    /// the non-ASCII character at p[i] (lead byte b0).
+    @inline(__always)
+    func classify(_ p: UnsafePointer<UInt8>, _ i: Int, _ b0: UInt8, checked: Bool) -> (kind: UInt8, length: Int) {
+        if b0 >= 0xE5 && b0 <= 0xE9 { return (1, 3) }  // U+5000…U+9FFF: unified ideographs
+        if b0 == 0xE3 {
+            let e = classes[256 + (Int(p[i + 1] & 0x3F) << 6 | Int(p[i + 2] & 0x3F))]
+            if checked && e & ScanTables.stable == 0 { return (255, 3) }
+            return (e & 3, 3)
+        }
+        let cp: UInt32, length: Int
+        if b0 < 0xE0 {
+            cp = UInt32(b0 & 0x1F) << 6 | UInt32(p[i + 1] & 0x3F); length = 2
+        } else if b0 < 0xF0 {
+            cp = UInt32(b0 & 0x0F) << 12 | UInt32(p[i + 1] & 0x3F) << 6 | UInt32(p[i + 2] & 0x3F); length = 3
+        } else {
+            cp = UInt32(b0 & 0x07) << 18 | UInt32(p[i + 1] & 0x3F) << 12 | UInt32(p[i + 2] & 0x3F) << 6 | UInt32(p[i + 3] & 0x3F); length = 4
+        }
+        if checked && !(b0 == 0xE4 && p[i + 1] >= 0xB8) { return (255, length) }
+        return (SearchTokenizer.isCJK(cp) ? 1 : (SearchTokenizer.isWordLetter(cp) ? 2 : 0), length)
+    }
 
+    /// `SearchTokenizer.scan` with `wholeWordsOnly: false`, adding tokens to the term table.
+    /// Returns the position after the text, or -1 when `checked` and a character is not NFKC-stable.
+    mutating func scan(_ p: UnsafePointer<UInt8>, _ n: Int, field: Int, startPosition: Int, checked: Bool) -> Int {
+        checked ? scanChecked(p, n, field: field, startPosition: startPosition)
+            : scanUnchecked(p, n, field: field, startPosition: startPosition)
+    }
+
+    mutating func scanChecked(_ p: UnsafePointer<UInt8>, _ n: Int, field: Int, startPosition: Int) -> Int {
+        scanBody(p, n, field: field, startPosition: startPosition, checked: true)
+    }
+
+    mutating func scanUnchecked(_ p: UnsafePointer<UInt8>, _ n: Int, field: Int, startPosition: Int) -> Int {
+        scanBody(p, n, field: field, startPosition: startPosition, checked: false)
+    }
+
+    /// `scan`, inlined into one copy per value of `checked`.
+    @inline(__always)
+    mutating func scanBody(_ p: UnsafePointer<UInt8>, _ n: Int, field: Int, startPosition: Int, checked: Bool) -> Int {
+        let mask = UInt8(1) << UInt8(field)
+        let tf: Int32 = field >= 3 ? 1 : 0
+        var position = startPosition
+        var bit = UInt8(1) << UInt8(startPosition % 6)  // 1 << (position mod 6)
+        let classes = self.classes
+        var i = 0
         while i < n {
             let b0 = p[i]
-            var length = 1
-            var k: Int
-            var startsUpper = false
-            if b0 < 0x80 {
-                if (b0 >= 0x61 && b0 <= 0x7A) || (b0 >= 0x30 && b0 <= 0x39) {
-                    k = 2
-                } else if (b0 >= 0x41 && b0 <= 0x5A) || b0 == 0x5F {
-                    k = 2
-                    startsUpper = true
-                    if kind == 2 { wordUpperOrUnderscore = true }
-                } else {
-                    k = 0
+            let c = classes[Int(b0)]
+            if c == 0 { i += 1; continue }
+            if c < 3 {
+                // Word run from an ASCII letter, digit or `_`.
+                let start = i
+                var upper = c == 2
+                var nonASCII = false
+                i += 1
+                while i < n {
+                    let cb = classes[Int(p[i])]
+                    if cb == 1 { i += 1; continue }
+                    if cb == 2 { upper = true; i += 1; continue }
+                    if cb == 0 { break }
+                    let (k, length) = classify(p, i, p[i], checked: checked)
+                    if k == 2 { nonASCII = true; i += length; continue }
+                    if k == 255 { return -1 }
+                    break
                 }
-            } else if b0 >= 0xE5 && b0 <= 0xE9 {
-                k = 1  // U+5000…U+9FFF: unified ideographs
-                length = 3
-            } else {
-                var cp: UInt32
-                if b0 < 0xE0 {
-                    cp = UInt32(b0 & 0x1F) << 6 | UInt32(p[i + 1] & 0x3F); length = 2
-                } else if b0 < 0xF0 {
-                    cp = UInt32(b0 & 0x0F) << 12 | UInt32(p[i + 1] & 0x3F) << 6 | UInt32(p[i + 2] & 0x3F); length = 3
-                } else {
-                    cp = UInt32(b0 & 0x07) << 18 | UInt32(p[i + 1] & 0x3F) << 12 | UInt32(p[i + 2] & 0x3F) << 6 | UInt32(p[i + 3] & 0x3F); length = 4
+                if finishWord(p + start, i - start, nonASCII: nonASCII, upper: upper, mask: mask, tf: tf, bit: bit) {
+                    position += 1; bit = bit == 32 ? 1 : bit << 1
                 }
-                k = SearchTokenizer.isCJK(cp) ? 1 : (SearchTokenizer.isWordLetter(cp) ? 2 : 0)
+                continue
             }
-            if k != kind {
-                // Finish the current run.
-                if kind == 1 {
-                    if cjkCount == 1 {
-                        add(p + runStart, i - runStart, field: field, position: position)
-                        position += 1
-                    }
-                } else if kind == 2 {
-                    position = finishWord(p + runStart, i - runStart, nonASCII: wordNonASCII,
-                                          upperOrUnderscore: wordUpperOrUnderscore, field: field, position: position)
+            let (kind, length) = classify(p, i, b0, checked: checked)
+            if kind == 255 { return -1 }
+            if kind == 0 { i += length; continue }
+            if kind == 2 {
+                // Word run from a non-ASCII letter.
+                let start = i
+                var upper = false
+                i += length
+                while i < n {
+                    let cb = classes[Int(p[i])]
+                    if cb == 1 { i += 1; continue }
+                    if cb == 2 { upper = true; i += 1; continue }
+                    if cb == 0 { break }
+                    let (k, l) = classify(p, i, p[i], checked: checked)
+                    if k == 2 { i += l; continue }
+                    if k == 255 { return -1 }
+                    break
                 }
-                kind = k
-                runStart = i
-                if k == 1 {
-                    cjkCount = 0
-                } else if k == 2 {
-                    wordNonASCII = false
-                    wordUpperOrUnderscore = startsUpper
+                if finishWord(p + start, i - start, nonASCII: true, upper: upper, mask: mask, tf: tf, bit: bit) {
+                    position += 1; bit = bit == 32 ? 1 : bit << 1
                 }
+                continue
             }
-            if k == 1 {
-                if cjkCount > 0 {
-                    add(p + previousCharStart, i + length - previousCharStart, field: field, position: position)
-                    position += 1
-                }
-                cjkCount += 1
-                previousCharStart = i
-            } else if k == 2 && length > 1 {
-                wordNonASCII = true
-            }
+            // CJK run: overlapping bigrams, or the single character.
+            let start = i
+            var previous = i
             i += length
-        }
-        if kind == 1 {
-            if cjkCount == 1 {
-                add(p + runStart, n - runStart, field: field, position: position)
-                position += 1
+            while i < n {
+                let b = p[i]
+                if b < 0x80 { break }
+                let (k, l) = classify(p, i, b, checked: checked)
+                if k != 1 {
+                    if k == 255 { return -1 }
+                    break
+                }
+                add(p + previous, i + l - previous, mask: mask, tf: tf, bit: bit)
+                position += 1; bit = bit == 32 ? 1 : bit << 1
+                previous = i
+                i += l
             }
-        } else if kind == 2 {
-            position = finishWord(p + runStart, n - runStart, nonASCII: wordNonASCII,
-                                  upperOrUnderscore: wordUpperOrUnderscore, field: field, position: position)
+            if previous == start {
+                add(p + start, i - start, mask: mask, tf: tf, bit: bit)
+                position += 1; bit = bit == 32 ? 1 : bit << 1
+            }
         }
         return position
     }
 
+    /// The tokens of one word run at one position; false when it has none (then it takes no position).
     @inline(__always)
-    mutating func finishWord(_ p: UnsafePointer<UInt8>, _ n: Int, nonASCII: Bool, upperOrUnderscore: Bool,
-                             field: Int, position: Int) -> Int {
-        if !nonASCII && !upperOrUnderscore {
-            if n <= SearchTokenizer.maxWordLength {
-                add(p, n, field: field, position: position)
-                return position + 1
+    mutating func finishWord(_ p: UnsafePointer<UInt8>, _ n: Int, nonASCII: Bool, upper: Bool,
+                             mask: UInt8, tf: Int32, bit: UInt8) -> Bool {
+        if !nonASCII {
+            if n > SearchTokenizer.maxWordLength { return false }
+            if !upper {
+                add(p, n, mask: mask, tf: tf, bit: bit)
+                return true
             }
-            return position
+        } else if n > 4 * SearchTokenizer.maxWordLength {
+            return false  // more than 64 code points
         }
-        let word = UnsafeBufferPointer(start: p, count: n)
-        let emitted: Bool
-        if nonASCII {
-            emitted = SearchTokenizer.emitWord(word, wholeOnly: false, position: position) { token, pos in
-                add(token.baseAddress!, token.count, field: field, position: pos)
-            }
-        } else {
-            emitted = asciiIdentifier(p, n, field: field, position: position)
-        }
-        return emitted ? position + 1 : position
+        return cachedWord(p, n, nonASCII: nonASCII, mask: mask, tf: tf, bit: bit)
     }
 
-    /// `SearchTokenizer.emitASCIIIdentifier` without closures or temporary allocations: whole word,
-    /// parts, and concatenations of 2…3 adjacent parts, each distinct token once.
-    mutating func asciiIdentifier(_ p: UnsafePointer<UInt8>, _ n: Int, field: Int, position: Int) -> Bool {
-        if n > SearchTokenizer.maxWordLength { return false }
+    // MARK: Word cache
+
+    /// An identifier or non-ASCII word through the word cache.
+    mutating func cachedWord(_ p: UnsafePointer<UInt8>, _ n: Int, nonASCII: Bool, mask: UInt8, tf: Int32, bit: UInt8) -> Bool {
+        let h = TermHash.hash(p, n)
+        var index = Int(truncatingIfNeeded: h) & wordTableMask
+        var w = -1
+        while true {
+            let e = Int(wordTable[index])
+            if e < 0 { break }
+            let word = words + e
+            if word.pointee.hash == h && Int(word.pointee.length) == n
+                && memcmp(wordPool + Int(word.pointee.start), p, n) == 0 {
+                w = e
+                break
+            }
+            index = (index + 1) & wordTableMask
+        }
+        if w < 0 { w = newWord(p, n, h, nonASCII: nonASCII, at: index) }
+        let word = words + w
+        let tokenCount = Int(word.pointee.tokenCount)
+        if tokenCount == 0 { return false }
+        let tokens = wordTokens + Int(word.pointee.firstToken)
+        if word.pointee.stamp != generation {
+            for k in 0..<tokenCount {
+                let token = tokens + k
+                token.pointee.term = Int32(slot(wordPool + Int(token.pointee.start), Int(token.pointee.length), token.pointee.hash))
+            }
+            word.pointee.stamp = generation
+        }
+        for k in 0..<tokenCount { count(Int(tokens[k].term), mask: mask, tf: tf, bit: bit) }
+        return true
+    }
+
+    mutating func clearWords() {
+        wordTable.update(repeating: -1, count: wordTableMask + 1)
+        wordCount = 0
+        wordTokenCount = 0
+        wordPoolCount = 0
+    }
+
+    /// Adds a word and its tokens to the cache (clearing it first when full).
+    mutating func newWord(_ p: UnsafePointer<UInt8>, _ n: Int, _ h: UInt64, nonASCII: Bool, at slotIndex: Int) -> Int {
+        var index = slotIndex
+        if wordCount == wordCapacity || wordTokenCount + DocumentAnalyzer.wordRoomTokens > wordTokenCapacity
+            || wordPoolCount + n + DocumentAnalyzer.wordRoomBytes > wordPoolCapacity {
+            clearWords()
+            index = Int(truncatingIfNeeded: h) & wordTableMask
+        }
+        let start = wordPoolCount
+        (wordPool + start).update(from: p, count: n)
+        wordPoolCount += n
+        let first = wordTokenCount
+        var poolCount = wordPoolCount, tokenCount = wordTokenCount
+        let pool = wordPool, tokens = wordTokens
+        func push(_ token: UnsafePointer<UInt8>, _ length: Int) {
+            (pool + poolCount).update(from: token, count: length)
+            (tokens + tokenCount).initialize(to: Token(hash: TermHash.hash(token, length), start: Int32(poolCount),
+                                                       length: Int32(length), term: 0))
+            poolCount += length
+            tokenCount += 1
+        }
+        if nonASCII {
+            _ = SearchTokenizer.emitWord(UnsafeBufferPointer(start: p, count: n), wholeOnly: false, position: 0) { token, _ in
+                push(token.baseAddress!, token.count)
+            }
+        } else {
+            asciiIdentifierTokens(p, n, push)
+        }
+        wordPoolCount = poolCount
+        wordTokenCount = tokenCount
+        (words + wordCount).initialize(to: Word(hash: h, start: Int32(start), length: Int32(n), firstToken: Int32(first),
+                                                tokenCount: Int32(tokenCount - first), stamp: 0))
+        wordTable[index] = Int32(wordCount)
+        wordCount += 1
+        return wordCount - 1
+    }
+
+    /// `SearchTokenizer.emitASCIIIdentifier` without closures' allocations: whole word, parts, and
+    /// concatenations of 2…3 adjacent parts, each distinct token once (n ≤ 64).
+    func asciiIdentifierTokens(_ p: UnsafePointer<UInt8>, _ n: Int, _ emit: (UnsafePointer<UInt8>, Int) -> Void) {
         var lo = 0, hi = n
         while lo < hi && p[lo] == 0x5F { lo += 1 }
         while hi > lo && p[hi - 1] == 0x5F { hi -= 1 }
-        if lo == hi { return false }
+        if lo == hi { return }
         let out = wordBytes
         var i = 0
         while i < n {
@@ -429,10 +688,7 @@ struct DocumentAnalyzer {
             out[i] = (c >= 0x41 && c <= 0x5A) ? c + 0x20 : c
             i += 1
         }
-        add(out + lo, hi - lo, field: field, position: position)
-        SearchTokenizer.emitIdentifierSpans(p, n, lo: lo, hi: hi, out: out, parts: wordInts) { token, length in
-            add(token, length, field: field, position: position)
-        }
-        return true
+        emit(out + lo, hi - lo)
+        SearchTokenizer.emitIdentifierSpans(p, n, lo: lo, hi: hi, out: out, parts: wordInts, emit)
     }
 }
