@@ -26,4 +26,18 @@ final class BlanksTests: XCTestCase {
         }
         XCTAssertEqual(checked, pieces.count * pieces.count * pieces.count)
     }
+
+    func testEveryCharacterOfTheBMPIsBlankExactlyWhenFoundationTrimsIt() {
+        var differing: [String] = []
+        for value in UInt32(0)...0xFFFF {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            let s = "a" + String(Character(scalar)) + "b"
+            let lone = String(Character(scalar))
+            if scalar.isBlank != lone.trimmingCharacters(in: .whitespaces).isEmpty
+                || s.trimmingBlanks != s.trimmingCharacters(in: .whitespaces) {
+                differing.append(String(value, radix: 16))
+            }
+        }
+        XCTAssertEqual(differing, [])
+    }
 }
