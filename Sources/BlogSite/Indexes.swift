@@ -1,3 +1,4 @@
+import Dispatch
 import BlogCore
 import BlogContent
 import BlogSearch
@@ -45,9 +46,14 @@ struct IndexWriter {
         return OutputFile(path: "tags.json", bytes: json.bytes)
     }
 
+    /// posts.json without a cache (a one-shot build): the objects are made on all cores.
     func postsJSON() -> OutputFile {
-        var cache: [String: (key: Int, bytes: [UInt8])] = [:]
-        return postsJSON(cache: &cache) { _ in 0 }
+        var objects = [[UInt8]](repeating: [], count: model.posts.count)
+        objects.withUnsafeMutableBufferPointer { buffer in
+            let out = buffer
+            DispatchQueue.concurrentPerform(iterations: out.count) { out[$0] = postObject($0) }
+        }
+        return IndexWriter.postsJSON(objects: objects)
     }
 
     /// The object of one post in posts.json.
