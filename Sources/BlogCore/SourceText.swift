@@ -125,6 +125,19 @@ public enum SourceText {
                 continue
             }
             if b < 0xF0 {
+                // Kana and kanji: runs of three-byte characters whose lead byte needs no range check
+                // of its first continuation byte (not E0, not ED) are checked two continuation bytes
+                // at a time.
+                if b != 0xE0 && b != 0xED && i + 2 < n {
+                    var k = i
+                    repeat {
+                        let pair = raw.loadUnaligned(fromByteOffset: k + 1, as: UInt16.self)
+                        guard pair & 0xC0C0 == 0x8080 else { return k }
+                        k += 3
+                    } while k + 2 < n && p[k] & 0xF0 == 0xE0 && p[k] != 0xE0 && p[k] != 0xED
+                    i = k
+                    continue
+                }
                 guard i + 2 < n else { return i }
                 let c1 = p[i + 1]
                 guard c1 & 0xC0 == 0x80, p[i + 2] & 0xC0 == 0x80,

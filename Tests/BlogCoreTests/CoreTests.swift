@@ -41,7 +41,7 @@ final class CoreTests: XCTestCase {
 
     func testValidationAgreesWithTheStandardLibrary() throws {
         // Valid text with random corruptions at random places (also inside the 8-byte ASCII runs).
-        let pieces = ["a", "abcdefgh", "日本語", "é", "🍣", "\u{7FF}", "\u{800}", "\u{FFFF}", "\u{10000}", "\u{10FFFF}", "\n"].map { Array($0.utf8) }
+        let pieces = ["a", "abcdefgh", "日本語", "かなカナ漢字", "é", "🍣", "\u{7FF}", "\u{800}", "\u{D7FF}", "\u{E000}", "\u{FFFF}", "\u{10000}", "\u{10FFFF}", "\n"].map { Array($0.utf8) }
         let bad: [[UInt8]] = [[0x80], [0xBF], [0xC0, 0x80], [0xC1, 0xBF], [0xE0, 0x80, 0x80], [0xE0, 0x9F, 0xBF], [0xED, 0xA0, 0x80],
                               [0xF0, 0x80, 0x80, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xF5, 0x80, 0x80, 0x80], [0xFF], [0xE3, 0x81], [0xF0, 0x9F, 0x8D]]
         var generator = SystemRandomNumberGenerator()
