@@ -1,6 +1,9 @@
 import BlogCore
 import BlogMarkdown
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Loads `content/`: reads every Markdown file, parses front matter, renders Markdown on all cores.
 public struct ContentLoader {
@@ -14,22 +17,38 @@ public struct ContentLoader {
         self.config = config
     }
 
-    /// The Markdown files under `content/`, as paths relative to the site folder, sorted.
+    /// The Markdown files under `content/`, as paths relative to the site folder, sorted. Hidden
+    /// files and folders are skipped; symbolic links are followed.
     public func markdownFiles() -> [String] {
-        let content = siteDirectory.appendingPathComponent("content")
         var result: [String] = []
-        collect(content, relative: "content", into: &result)
+        let root = siteDirectory.path.hasSuffix("/") ? String(siteDirectory.path.dropLast()) : siteDirectory.path
+        collect(root + "/content", relative: "content", into: &result)
         return result.sorted()
     }
 
-    private func collect(_ directory: URL, relative: String, into result: inout [String]) {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
-        for name in names where !name.hasPrefix(".") {
-            let url = directory.appendingPathComponent(name)
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else { continue }
-            if isDirectory.boolValue {
-                collect(url, relative: relative + "/" + name, into: &result)
+    /// readdir's file types (a stat only for links and file systems that give none): the
+    /// FileManager listing plus a `fileExists` per entry cost ~3,000 instructions a file.
+    private func collect(_ directory: String, relative: String, into result: inout [String]) {
+        guard let handle = opendir(directory) else { return }
+        var entries: [(name: String, directory: Bool)] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            guard !name.hasPrefix(".") else { continue }
+            var isDirectory: Bool
+            switch Int32(entry.pointee.d_type) {
+            case Int32(DT_DIR): isDirectory = true
+            case Int32(DT_REG): isDirectory = false
+            default:
+                var info = stat()
+                guard stat(directory + "/" + name, &info) == 0 else { continue }
+                isDirectory = (info.st_mode & S_IFMT) == S_IFDIR
+            }
+            entries.append((name, isDirectory))
+        }
+        closedir(handle)
+        for (name, isDirectory) in entries {
+            if isDirectory {
+                collect(directory + "/" + name, relative: relative + "/" + name, into: &result)
             } else if name.hasSuffix(".md") || name.hasSuffix(".markdown") {
                 result.append(relative + "/" + name)
             }

@@ -47,7 +47,10 @@ public struct BuildStamp: Sendable, Equatable {
     static func walk(_ path: String, relative: String, into hash: inout FNVStream) {
         var info = stat()
         guard lstat(path, &info) == 0 else { return }
-        hash.add("\(relative)\u{0}\(info.st_size)\u{0}\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)\u{0}\(info.st_ino)\u{0}\(info.st_mode)\n")
+        // the fields as raw integers (string interpolation per file cost more than the lstat)
+        hash.add(relative)
+        hash.add(0)
+        hash.add(raw: Int64(info.st_size), Int64(info.st_mtim.tv_sec), Int64(info.st_mtim.tv_nsec), Int64(bitPattern: UInt64(info.st_ino)), Int64(info.st_mode))
         guard (info.st_mode & S_IFMT) == S_IFDIR, let directory = opendir(path) else { return }
         var names: [String] = []
         while let entry = readdir(directory) {
@@ -65,10 +68,12 @@ public struct BuildStamp: Sendable, Equatable {
         var hash = FNVStream()
         for path in paths {
             var info = stat()
+            hash.add(path)
+            hash.add(0)
             if lstat(root + "/" + path, &info) == 0 {
-                hash.add("\(path)\u{0}\(info.st_size)\u{0}\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)\u{0}\(info.st_ino)\n")
+                hash.add(raw: Int64(info.st_size), Int64(info.st_mtim.tv_sec), Int64(info.st_mtim.tv_nsec), Int64(bitPattern: UInt64(info.st_ino)), 1)
             } else {
-                hash.add("\(path)\u{0}missing\n")
+                hash.add(raw: -1, -1, -1, -1, 0)
             }
         }
         return String(hash.value, radix: 16)
@@ -87,4 +92,22 @@ struct FNVStream {
     }
 
     mutating func add(_ text: String) { add(text.utf8) }
+
+    mutating func add(_ byte: UInt8) {
+        value ^= UInt64(byte)
+        value = value &* 0x100_0000_01b3
+    }
+
+    /// Integers as their eight little-endian bytes each.
+    mutating func add(raw a: Int64, _ b: Int64, _ c: Int64, _ d: Int64, _ e: Int64) {
+        add(raw: a); add(raw: b); add(raw: c); add(raw: d); add(raw: e)
+    }
+
+    mutating func add(raw number: Int64) {
+        var n = UInt64(bitPattern: number)
+        for _ in 0..<8 {
+            add(UInt8(truncatingIfNeeded: n))
+            n >>= 8
+        }
+    }
 }
