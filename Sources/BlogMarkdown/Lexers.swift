@@ -85,7 +85,7 @@ private func lexGeneric(_ e: inout Emitter, _ start: Int, _ end: Int, _ s: Spec,
             let exact = WordSet.key(c, i, j, false)
             let cls: StaticString
             if !fold {
-                switch exact.map({ s.words.lookup($0) }) ?? 0 {
+                switch exact == nil ? 0 : s.words.lookup(exact.unsafelyUnwrapped) { // (Optional.map's closure was not inlined)
                 case WordClasses.keyword: cls = "kw"
                 case WordClasses.literal: cls = "lit"
                 case WordClasses.type: cls = "ty"
