@@ -59,15 +59,7 @@ final class ServePatchTests: XCTestCase {
         @discardableResult
         func check(_ paths: [String], _ step: String, patched: Bool? = nil) throws -> IncrementalBuilder.Result {
             let result = try builder.rebuild(changed: Set(paths.map { url($0).path }))
-            let fresh = try build(site)
-            XCTAssertEqual(result.site.paths, fresh.paths, step)
-            for (a, b) in zip(result.site.files, fresh.files) where a.bytes != b.bytes {
-                XCTFail("\(step): \(a.path) differs from a fresh build")
-            }
-            XCTAssertEqual(result.files.count, fresh.files.count, step)
-            for file in fresh.files where result.files[file.path] != file.bytes {
-                XCTFail("\(step): files[\(file.path)] differs from a fresh build")
-            }
+            try assertMatchesFreshBuild(result, site, step)
             let differing = Set(previous.keys.filter { result.files[$0] != previous[$0] })
                 .union(result.files.keys.filter { previous[$0] == nil })
             if let reported = result.changedPaths {

@@ -60,3 +60,18 @@ func errors(of body: () throws -> Void) -> [String] {
         return ["\(error)"]
     }
 }
+
+/// Fails unless a rebuild's result equals a fresh build of the same site: the outputs in order, and
+/// the path-to-bytes map `blog serve` publishes (patched between rebuilds) holding exactly the files.
+func assertMatchesFreshBuild(_ result: IncrementalBuilder.Result, _ site: URL, _ step: String,
+                             file: StaticString = #filePath, line: UInt = #line) throws {
+    let fresh = try build(site)
+    XCTAssertEqual(result.site.paths, fresh.paths, step, file: file, line: line)
+    for (a, b) in zip(result.site.files, fresh.files) where a.bytes != b.bytes {
+        XCTFail("\(step): \(a.path) differs from a fresh build", file: file, line: line)
+    }
+    XCTAssertEqual(result.files.count, fresh.files.count, step, file: file, line: line)
+    for output in fresh.files where result.files[output.path] != output.bytes {
+        XCTFail("\(step): files[\(output.path)] differs from a fresh build", file: file, line: line)
+    }
+}
