@@ -471,14 +471,7 @@ struct DocumentAnalyzer {
             if checked && e & ScanTables.stable == 0 { return (255, 3) }
             return (e & 3, 3)
         }
-        let cp: UInt32, length: Int
-        if b0 < 0xE0 {
-            cp = UInt32(b0 & 0x1F) << 6 | UInt32(p[i + 1] & 0x3F); length = 2
-        } else if b0 < 0xF0 {
-            cp = UInt32(b0 & 0x0F) << 12 | UInt32(p[i + 1] & 0x3F) << 6 | UInt32(p[i + 2] & 0x3F); length = 3
-        } else {
-            cp = UInt32(b0 & 0x07) << 18 | UInt32(p[i + 1] & 0x3F) << 12 | UInt32(p[i + 2] & 0x3F) << 6 | UInt32(p[i + 3] & 0x3F); length = 4
-        }
+        let (cp, length) = SearchTokenizer.decode(p, i, b0)
         if checked && !(b0 == 0xE4 && p[i + 1] >= 0xB8) { return (255, length) }
         return (SearchTokenizer.isCJK(cp) ? 1 : (SearchTokenizer.isWordLetter(cp) ? 2 : 0), length)
     }

@@ -21,6 +21,14 @@ import Foundation
 /// The scanner works on the UTF-8 bytes of the normalized text: CJK bigrams and plain lowercase
 /// ASCII words are slices of the input and are never copied.
 public enum SearchTokenizer {
+    /// The code point and length of the non-ASCII character of valid UTF-8 at p[i] (lead byte b0).
+    @inline(__always)
+    static func decode(_ p: UnsafePointer<UInt8>, _ i: Int, _ b0: UInt8) -> (UInt32, Int) {
+        if b0 < 0xE0 { return (UInt32(b0 & 0x1F) << 6 | UInt32(p[i + 1] & 0x3F), 2) }
+        if b0 < 0xF0 { return (UInt32(b0 & 0x0F) << 12 | UInt32(p[i + 1] & 0x3F) << 6 | UInt32(p[i + 2] & 0x3F), 3) }
+        return (UInt32(b0 & 0x07) << 18 | UInt32(p[i + 1] & 0x3F) << 12 | UInt32(p[i + 2] & 0x3F) << 6 | UInt32(p[i + 3] & 0x3F), 4)
+    }
+
     /// Version of the tokenizer rules, written to meta.json; bump when tokens change.
     public static let version = 1
     /// Word runs longer than this (in code points, underscores included) are not indexed.
@@ -189,13 +197,7 @@ public enum SearchTokenizer {
                     k = 0
                 }
             } else {
-                if b0 < 0xE0 {
-                    cp = UInt32(b0 & 0x1F) << 6 | UInt32(p[i + 1] & 0x3F); length = 2
-                } else if b0 < 0xF0 {
-                    cp = UInt32(b0 & 0x0F) << 12 | UInt32(p[i + 1] & 0x3F) << 6 | UInt32(p[i + 2] & 0x3F); length = 3
-                } else {
-                    cp = UInt32(b0 & 0x07) << 18 | UInt32(p[i + 1] & 0x3F) << 12 | UInt32(p[i + 2] & 0x3F) << 6 | UInt32(p[i + 3] & 0x3F); length = 4
-                }
+                (cp, length) = SearchTokenizer.decode(p, i, b0)
                 k = isCJK(cp) ? 1 : (isWordLetter(cp) ? 2 : 0)
             }
             if k != kind {
