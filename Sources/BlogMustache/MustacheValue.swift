@@ -139,6 +139,19 @@ public struct MustacheObject: Sendable, ExpressibleByDictionaryLiteral {
         entries.reserveCapacity(count)
     }
 
+    /// Sets every member of `other` here (its values win), in `other`'s order, reusing the
+    /// hashes it already holds.
+    public mutating func merge(_ other: MustacheObject) {
+        entries.reserveCapacity(entries.count + other.entries.count)
+        for entry in other.entries {
+            if let index = index(of: entry.key, hash: entry.hash) {
+                entries[index].value = entry.value
+            } else {
+                entries.append(entry)
+            }
+        }
+    }
+
     public var count: Int { entries.count }
     public var isEmpty: Bool { entries.isEmpty }
 

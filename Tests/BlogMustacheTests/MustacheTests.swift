@@ -83,6 +83,16 @@ final class ValueTests: XCTestCase {
         XCTAssertEqual(try render(["t": "{{v}}"], ["v": v]), "5分で読めます")
     }
 
+    func testMergeAddsNewMembersAndOverridesExistingOnes() throws {
+        var object: MustacheObject = ["a": "1", "b": "2"]
+        object.merge(["b": "B", "c": "3"])
+        XCTAssertEqual(object.members.map(\.key), ["a", "b", "c"])
+        XCTAssertEqual(object.members.map(\.value.interpolationText), ["1", "B", "3"])
+        XCTAssertEqual(try render(["t": "{{a}}{{b}}{{c}}"], .object(object)), "1B3")
+        object.merge([:])
+        XCTAssertEqual(object.count, 3)
+    }
+
     func testDottedNamesDoNotFallBackThroughTheStack() throws {
         let ctx: MustacheValue = ["a": ["b": [:]], "b": ["c": "ERROR"]]
         XCTAssertEqual(try render(["t": "{{#a}}[{{b.c}}]{{/a}}"], ctx), "[]")
