@@ -31,6 +31,14 @@ public indirect enum MustacheValue: Sendable {
         }
     }
 
+    /// The member named `key` (hash `MustacheObject.hash(key)`) when this is an object: the
+    /// renderer's lookup step, reading the value in place.
+    @inlinable
+    func member(_ key: String, hash: UInt64) -> MustacheValue? {
+        guard case .object(let object) = self else { return nil }
+        return object.value(forKey: key, hash: hash)
+    }
+
     /// The member of an object, or nil (for a missing key or a non-object).
     public subscript(key: String) -> MustacheValue? {
         if case .object(let dict) = self { return dict[key] }

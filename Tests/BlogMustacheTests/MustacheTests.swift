@@ -45,6 +45,43 @@ final class EscapingTests: XCTestCase {
     }
 }
 
+extension EscapingTests {
+    /// The escaper skips eight bytes at a time: every special character at every offset of
+    /// strings of 0-24 bytes, next to ASCII, multi-byte UTF-8 and the bytes next to the special
+    /// ones (0x21, 0x23, 0x25, 0x28, 0x3B, 0x3D, 0x3F), against a byte-by-byte reference.
+    func testEscapingMatchesAReferenceAtEveryOffset() throws {
+        let library = try TemplateLibrary([TemplateSource(name: "t", text: "{{x}}|{{{x}}}", path: "t.mustache")])
+        func reference(_ s: String) -> String {
+            var out = ""
+            for c in s {
+                switch c {
+                case "&": out += "&amp;"
+                case "<": out += "&lt;"
+                case ">": out += "&gt;"
+                case "\"": out += "&quot;"
+                case "'": out += "&#39;"
+                default: out.append(c)
+                }
+            }
+            return out
+        }
+        let fillers: [String] = ["a", "日", "!", "#", "%", "(", ";", "=", "?", "\u{7F}", "é"]
+        for special in ["&", "<", ">", "\"", "'", "="] {
+            for filler in fillers {
+                for length in 0...24 {
+                    for position in 0...length {
+                        var s = String(repeating: filler, count: position) + special
+                        s += String(repeating: filler, count: length - position)
+                        XCTAssertEqual(try library.render("t", ["x": .string(s)]), reference(s) + "|" + s, s)
+                    }
+                }
+            }
+        }
+        let long = String(repeating: "日本語のテキスト", count: 40) + "<&>" + String(repeating: "x", count: 31) + "'"
+        XCTAssertEqual(try library.render("t", ["x": .string(long)]), reference(long) + "|" + long)
+    }
+}
+
 final class ValueTests: XCTestCase {
     func testNumbersInterpolate() throws {
         let ctx: MustacheValue = ["i": 85, "d": 1.21, "w": 2.0, "n": -3, "big": .double(1e20)]
