@@ -269,8 +269,18 @@ struct PageRenderer {
             ]))
         case .post(let index):
             let post = model.posts[index]
-            let tags = model.postTags[index].map { tagValues[$0] }
-            guard case .object(var fields) = PageRenderer.postValue(post, tags: tags, urls: urls, language: language, full: true) else { fatalError() }
+            var fields: MustacheObject
+            if case .object(let summary) = postSummaries[index] {
+                // The list-item view already holds every member of the full view but `content`
+                // (postValue with full: false, the same tags): its dates and URLs are not made again.
+                fields = summary
+                fields.reserveCapacity(summary.count + 8)
+                fields["content"] = .string(urls.rewriteRootLinks(post.content.html))
+            } else {
+                let tags = model.postTags[index].map { tagValues[$0] }
+                guard case .object(let full) = PageRenderer.postValue(post, tags: tags, urls: urls, language: language, full: true) else { fatalError() }
+                fields = full
+            }
             let headings = post.content.headings
             fields["toc"] = .array(headings.map { .obj(["level": .int($0.level), "text": .string($0.text), "id": .string($0.id)]) })
             fields["has_toc"] = .bool(headings.count >= config.tocMinHeadings)
@@ -283,12 +293,14 @@ struct PageRenderer {
             let related = model.related[index].map { postSummaries[$0] }
             fields["related"] = .array(related)
             fields["has_related"] = .bool(!related.isEmpty)
-            let url = urls.post(post.slug)
+            let url: String
+            if case .string(let postURL)? = fields["url"] { url = postURL } else { url = urls.post(post.slug) }
+            let published: MustacheValue = fields["date_iso"] ?? .string(post.date.iso8601)
             var extra: MustacheObject = [
-                "published_time": .string(post.date.iso8601),
+                "published_time": published,
                 "tags": .array(post.tags.map { .string($0) }),
             ]
-            extra["modified_time"] = .string((post.updated ?? post.date).iso8601)
+            extra["modified_time"] = post.updated.map { .string($0.iso8601) } ?? published
             let page = pageValue(kind: "post", title: post.title, url: url, description: post.summary, extra: extra)
             return ("post", "posts/" + post.slug + "/index.html", context(page: page, ["post": .object(fields)]))
         case .page(let index):
