@@ -17,6 +17,9 @@ final class Name: Sendable {
     /// template is parsed. Empty for `.`.
     let parts: [String]
     let hashes: [UInt64]
+    /// `parts[0]` and `hashes[0]` ("" and 0 for `.`), read by every lookup without indexing.
+    let first: String
+    let firstHash: UInt64
 
     init(_ text: String) {
         if text == "." {
@@ -28,6 +31,8 @@ final class Name: Sendable {
             parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
             hashes = parts.map(MustacheObject.hash)
         }
+        first = parts.first ?? ""
+        firstHash = hashes.first ?? 0
     }
 }
 

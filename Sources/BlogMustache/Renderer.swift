@@ -80,14 +80,15 @@ struct Renderer {
 
     func lookup(_ name: Name) -> MustacheValue? {
         if name.isImplicit { return stack.last }
-        let parts = name.parts
-        let hashes = name.hashes
-        let first = parts[0]
-        let firstHash = hashes[0]
+        let first = name.first
+        let firstHash = name.firstHash
         var i = stack.count - 1
         while i >= 0 {
             // `member` reads the frame in place (no copy of the frame's value).
             if let found = stack[i].member(first, hash: firstHash) {
+                if name.parts.count == 1 { return found }
+                let parts = name.parts
+                let hashes = name.hashes
                 var current = found
                 var k = 1
                 while k < parts.count {
