@@ -31,6 +31,14 @@ public indirect enum MustacheValue: Sendable {
         }
     }
 
+    /// The member named `key` (hash `MustacheObject.hash(key)`) when this is an object: the
+    /// renderer's lookup step, reading the value in place.
+    @inlinable
+    func member(_ key: String, hash: UInt64) -> MustacheValue? {
+        guard case .object(let object) = self else { return nil }
+        return object.value(forKey: key, hash: hash)
+    }
+
     /// The member of an object, or nil (for a missing key or a non-object).
     public subscript(key: String) -> MustacheValue? {
         if case .object(let dict) = self { return dict[key] }
@@ -126,7 +134,14 @@ public struct MustacheObject: Sendable, ExpressibleByDictionaryLiteral {
     /// Later duplicate keys win.
     public init(dictionaryLiteral elements: (String, MustacheValue)...) {
         entries.reserveCapacity(elements.count)
-        for (key, value) in elements { self[key] = value }
+        for (key, value) in elements {
+            let hash = MustacheObject.hash(key)
+            if let index = index(of: key, hash: hash) {
+                entries[index].value = value
+            } else {
+                entries.append(Entry(hash: hash, key: key, value: value))
+            }
+        }
     }
 
     public init(_ dictionary: [String: MustacheValue]) {
@@ -137,6 +152,19 @@ public struct MustacheObject: Sendable, ExpressibleByDictionaryLiteral {
 
     public mutating func reserveCapacity(_ count: Int) {
         entries.reserveCapacity(count)
+    }
+
+    /// Sets every member of `other` here (its values win), in `other`'s order, reusing the
+    /// hashes it already holds.
+    public mutating func merge(_ other: MustacheObject) {
+        entries.reserveCapacity(entries.count + other.entries.count)
+        for entry in other.entries {
+            if let index = index(of: entry.key, hash: entry.hash) {
+                entries[index].value = entry.value
+            } else {
+                entries.append(entry)
+            }
+        }
     }
 
     public var count: Int { entries.count }
@@ -150,8 +178,20 @@ public struct MustacheObject: Sendable, ExpressibleByDictionaryLiteral {
     /// FNV-1a over the key's UTF-8 bytes.
     @inlinable
     public static func hash(_ key: String) -> UInt64 {
+        // Read in place (small strings too): iterating `utf8` decodes byte by byte.
+        if let value = key.utf8.withContiguousStorageIfAvailable({ MustacheObject.hash(bytes: $0) }) { return value }
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in key.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        return hash
+    }
+
+    @inlinable
+    static func hash(bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01B3
         }

@@ -8,19 +8,31 @@ struct Delimiters: Sendable, Equatable {
     static let standard = Delimiters(open: Array("{{".utf8), close: Array("}}".utf8))
 }
 
-/// A name as written in a tag: `.` or a dotted path.
-enum Name: Sendable {
-    case implicit
-    /// The parts and their hashes (`MustacheObject.hash`), computed once when the template is parsed.
-    case path([String], [UInt64])
+/// A name as written in a tag: `.` or a dotted path. A class, so that a tag hands its name to a
+/// lookup as one reference (an enum with two array payloads was copied field by field).
+final class Name: Sendable {
+    /// `.`: the top of the context stack.
+    let isImplicit: Bool
+    /// The parts of a dotted path and their hashes (`MustacheObject.hash`), computed once when the
+    /// template is parsed. Empty for `.`.
+    let parts: [String]
+    let hashes: [UInt64]
+    /// `parts[0]` and `hashes[0]` ("" and 0 for `.`), read by every lookup without indexing.
+    let first: String
+    let firstHash: UInt64
 
     init(_ text: String) {
         if text == "." {
-            self = .implicit
+            isImplicit = true
+            parts = []
+            hashes = []
         } else {
-            let parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-            self = .path(parts, parts.map(MustacheObject.hash))
+            isImplicit = false
+            parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            hashes = parts.map(MustacheObject.hash)
         }
+        first = parts.first ?? ""
+        firstHash = hashes.first ?? 0
     }
 }
 

@@ -45,6 +45,43 @@ final class EscapingTests: XCTestCase {
     }
 }
 
+extension EscapingTests {
+    /// The escaper skips eight bytes at a time: every special character at every offset of
+    /// strings of 0-24 bytes, next to ASCII, multi-byte UTF-8 and the bytes next to the special
+    /// ones (0x21, 0x23, 0x25, 0x28, 0x3B, 0x3D, 0x3F), against a byte-by-byte reference.
+    func testEscapingMatchesAReferenceAtEveryOffset() throws {
+        let library = try TemplateLibrary([TemplateSource(name: "t", text: "{{x}}|{{{x}}}", path: "t.mustache")])
+        func reference(_ s: String) -> String {
+            var out = ""
+            for c in s {
+                switch c {
+                case "&": out += "&amp;"
+                case "<": out += "&lt;"
+                case ">": out += "&gt;"
+                case "\"": out += "&quot;"
+                case "'": out += "&#39;"
+                default: out.append(c)
+                }
+            }
+            return out
+        }
+        let fillers: [String] = ["a", "日", "!", "#", "%", "(", ";", "=", "?", "\u{7F}", "é"]
+        for special in ["&", "<", ">", "\"", "'", "="] {
+            for filler in fillers {
+                for length in 0...24 {
+                    for position in 0...length {
+                        var s = String(repeating: filler, count: position) + special
+                        s += String(repeating: filler, count: length - position)
+                        XCTAssertEqual(try library.render("t", ["x": .string(s)]), reference(s) + "|" + s, s)
+                    }
+                }
+            }
+        }
+        let long = String(repeating: "日本語のテキスト", count: 40) + "<&>" + String(repeating: "x", count: 31) + "'"
+        XCTAssertEqual(try library.render("t", ["x": .string(long)]), reference(long) + "|" + long)
+    }
+}
+
 final class ValueTests: XCTestCase {
     func testNumbersInterpolate() throws {
         let ctx: MustacheValue = ["i": 85, "d": 1.21, "w": 2.0, "n": -3, "big": .double(1e20)]
@@ -81,6 +118,16 @@ final class ValueTests: XCTestCase {
         let n = 5
         let v: MustacheValue = "\(n)分で読めます"
         XCTAssertEqual(try render(["t": "{{v}}"], ["v": v]), "5分で読めます")
+    }
+
+    func testMergeAddsNewMembersAndOverridesExistingOnes() throws {
+        var object: MustacheObject = ["a": "1", "b": "2"]
+        object.merge(["b": "B", "c": "3"])
+        XCTAssertEqual(object.members.map(\.key), ["a", "b", "c"])
+        XCTAssertEqual(object.members.map(\.value.interpolationText), ["1", "B", "3"])
+        XCTAssertEqual(try render(["t": "{{a}}{{b}}{{c}}"], .object(object)), "1B3")
+        object.merge([:])
+        XCTAssertEqual(object.count, 3)
     }
 
     func testDottedNamesDoNotFallBackThroughTheStack() throws {
