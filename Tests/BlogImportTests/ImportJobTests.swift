@@ -43,7 +43,7 @@ final class ImportJobTests: XCTestCase {
         _ = run(.qiitaAPI(files: files), posts: posts)
         let path = (posts as NSString).appendingPathComponent("2021-05-10-0123456789abcdef0123.md")
         let original = try XCTUnwrap(readFile(path))
-        try (original + "edited\n").write(toFile: path, atomically: true, encoding: .utf8)
+        try (original + "edited\n").write(toFile: path, atomically: false, encoding: .utf8)
 
         let (skipped, output) = run(.qiitaAPI(files: files), posts: posts)
         XCTAssertTrue(skipped.succeeded)
@@ -83,7 +83,7 @@ final class ImportJobTests: XCTestCase {
             Release notes!
             second
 
-            """.write(toFile: dump, atomically: true, encoding: .utf8)
+            """.write(toFile: dump, atomically: false, encoding: .utf8)
         let (outcome, _) = run(.text(files: [Fixtures.path("text/dump.txt"), dump]), posts: posts)
         XCTAssertTrue(outcome.succeeded)
         let names = listFiles(posts)
@@ -100,7 +100,7 @@ final class ImportJobTests: XCTestCase {
 
         // A different article whose slug collides with a file from an earlier run gets the next suffix.
         let other = (site as NSString).appendingPathComponent("other.txt")
-        try "- 投稿日:2021-05-10T20:00:00+09:00\nRelease notes?\nthird\n".write(toFile: other, atomically: true, encoding: .utf8)
+        try "- 投稿日:2021-05-10T20:00:00+09:00\nRelease notes?\nthird\n".write(toFile: other, atomically: false, encoding: .utf8)
         let (third, _) = run(.text(files: [other]), posts: posts)
         XCTAssertEqual(third.summary.created, [(posts as NSString).appendingPathComponent("2021-05-10-release-notes-3.md")])
     }
@@ -196,7 +196,7 @@ final class SiteWideSlugTests: XCTestCase {
             Weekly notes
             two
 
-            """.write(toFile: dump, atomically: true, encoding: .utf8)
+            """.write(toFile: dump, atomically: false, encoding: .utf8)
         let (console, _) = Console.capturing()
         let files = [Fixtures.path("text/dump.txt"), dump]
         XCTAssertTrue(ImportJob.run(.text(files: files), options: ImportOptions(), postsDirectory: posts, console: console).succeeded)

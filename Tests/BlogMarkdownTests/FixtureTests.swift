@@ -19,7 +19,7 @@ final class FixtureTests: XCTestCase {
             let markdown = try String(contentsOf: mdURL, encoding: .utf8)
             let actual = renderer.render(markdown).html
             guard let expected = try? String(contentsOf: htmlURL, encoding: .utf8) else {
-                if update { try actual.write(to: htmlURL, atomically: true, encoding: .utf8); continue }
+                if update { try actual.write(to: htmlURL, atomically: false, encoding: .utf8); continue }
                 XCTFail("missing expected output \(htmlURL.lastPathComponent)")
                 continue
             }

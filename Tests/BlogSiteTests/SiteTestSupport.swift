@@ -26,7 +26,7 @@ enum Fixtures {
         for (path, text) in files {
             let url = root.appendingPathComponent(path)
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try text.write(to: url, atomically: true, encoding: .utf8)
+            try text.write(to: url, atomically: false, encoding: .utf8)
         }
         try FileManager.default.createDirectory(at: root.appendingPathComponent("content"), withIntermediateDirectories: true)
         return root
