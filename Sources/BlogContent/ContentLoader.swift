@@ -21,9 +21,14 @@ public struct ContentLoader {
     /// files and folders are skipped; symbolic links are followed.
     public func markdownFiles() -> [String] {
         var result: [String] = []
-        let root = siteDirectory.path.hasSuffix("/") ? String(siteDirectory.path.dropLast()) : siteDirectory.path
-        collect(root + "/content", relative: "content", into: &result)
+        collect(folderPath + "content", relative: "content", into: &result)
         return result.sorted()
+    }
+
+    /// The site folder's path with a trailing `/`, made once per listing or load (URL path
+    /// arithmetic per file cost more than reading the file).
+    private var folderPath: String {
+        siteDirectory.path.hasSuffix("/") ? siteDirectory.path : siteDirectory.path + "/"
     }
 
     /// readdir's file types (a stat only for links and file systems that give none): the
@@ -74,8 +79,7 @@ public struct ContentLoader {
     /// Loads the given files (paths relative to the site folder) on all cores, in order.
     public func loadFiles(_ files: [String]) -> [LoadedFile] {
         let renderer = MarkdownRenderer(options: MarkdownOptions(hardBreaks: config.markdownHardBreaks, unsafeHTML: config.markdownUnsafe))
-        // the folder's path once (URL path arithmetic per file cost more than reading the file)
-        let root = siteDirectory.path.hasSuffix("/") ? siteDirectory.path : siteDirectory.path + "/"
+        let root = folderPath
         var results = [LoadedFile?](repeating: nil, count: files.count)
         results.withUnsafeMutableBufferPointer { buffer in
             let out = buffer

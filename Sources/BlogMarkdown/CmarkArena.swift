@@ -148,19 +148,16 @@ nonisolated(unsafe) private let arenaMem: UnsafeMutablePointer<cmark_mem> = {
 
 /// The allocator of the document being rendered on this thread (set by `CmarkArena.begin`).
 enum CmarkArena {
-    /// Starts a document on this thread. Returns the allocator its nodes must use and whether it is
-    /// the arena (then `end` frees the whole tree; else the caller frees it with `cmark_node_free`).
-    static func begin() -> (mem: UnsafeMutablePointer<cmark_mem>, arena: Bool) {
+    /// Starts a document on this thread (its nodes get their allocator from `current`). Returns
+    /// whether that is the arena (then `end` frees the whole tree; else the caller frees it with
+    /// `cmark_node_free`).
+    static func begin() -> Bool {
         // the key exists before anything reads it (cmark calls the allocator only inside a render)
         pthread_once(&arenaKeyOnce, createArenaKey)
         let state = currentState()
         state.pointee.depth += 1
-        if state.pointee.depth == 1 {
-            state.pointee.active = arenaMem
-            return (arenaMem, true)
-        }
-        state.pointee.active = nil
-        return (cmark_get_default_mem_allocator(), false)
+        state.pointee.active = state.pointee.depth == 1 ? arenaMem : nil
+        return state.pointee.depth == 1
     }
 
     /// Ends the document `begin` started: every block of the arena is given back at once. No node,

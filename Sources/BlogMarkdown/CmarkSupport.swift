@@ -63,7 +63,6 @@ let literalLengthField: Bool = {
 
 func literalArray(_ node: Node) -> [UInt8] { Array(literalBytes(node)) }
 
-
 /// Calls `body` with a NUL-terminated copy of `bytes`.
 @inline(__always) func withCBytes<R>(_ bytes: [UInt8], _ body: (UnsafePointer<CChar>) -> R) -> R {
     var copy = bytes

@@ -85,7 +85,9 @@ private func lexGeneric(_ e: inout Emitter, _ start: Int, _ end: Int, _ s: Spec,
             let exact = WordSet.key(c, i, j, false)
             let cls: StaticString
             if !fold {
-                switch exact == nil ? 0 : s.words.lookup(exact.unsafelyUnwrapped) { // (Optional.map's closure was not inlined)
+                var wordClass: UInt8 = 0 // (an `exact.map { … }` closure here was not inlined)
+                if let exact { wordClass = s.words.lookup(exact) }
+                switch wordClass {
                 case WordClasses.keyword: cls = "kw"
                 case WordClasses.literal: cls = "lit"
                 case WordClasses.type: cls = "ty"

@@ -106,10 +106,10 @@ public struct MarkdownRenderer: Sendable {
         let parseFlags = CMARK_OPT_DEFAULT
         // Every node of this document comes from the thread's arena, given back at once when the
         // results below are copied out (the tree is not freed node by node).
-        let allocator = CmarkArena.begin()
+        let inArena = CmarkArena.begin()
         defer { CmarkArena.end() }
         guard let doc = source.withUnsafeBufferPointer({ parseDocument($0, options: parseFlags) }) else { return RenderedMarkdown(html: "") }
-        defer { if !allocator.arena { cmark_node_free(doc) } }
+        defer { if !inArena { cmark_node_free(doc) } }
 
         let transformer = Transformer(options: options, parseFlags: parseFlags, source: source, prepass: prepass)
         transformer.run(doc)

@@ -90,19 +90,7 @@ struct Prepass {
                 if fenceChar == 0, hasDollar, indent <= 3, isDollarsLine(s, i, contentEnd),
                    let close = closingDollarsLine(s, after: lineEnd) {
                     // `$$` … `$$` -> `~~~math` … `~~~`, longer than any `~` run that starts a line inside
-                    var longest = 2
-                    var k = lineEnd
-                    while k < close.start {
-                        var a = k
-                        while a < close.start && s[a].isSpaceOrTab { a += 1 }
-                        var run = 0
-                        while a + run < close.start && s[a + run] == UInt8(ascii: "~") { run += 1 }
-                        longest = max(longest, run)
-                        if let p = memchr(s.baseAddress! + k, 0x0A, close.start - k) {
-                            k = UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self) - s.baseAddress! + 1
-                        } else { k = close.start }
-                    }
-                    mathFence = [UInt8](repeating: UInt8(ascii: "~"), count: longest + 1)
+                    mathFence = [UInt8](repeating: UInt8(ascii: "~"), count: max(2, close.longestTildes) + 1)
                     flush(i)
                     out.append(contentsOf: mathFence)
                     out.append(contentsOf: Array("math".utf8))
@@ -216,12 +204,14 @@ struct Prepass {
         return k == to
     }
 
-    /// The next line after `offset` that is `$$` (up to three spaces of indentation): its start.
-    /// Nil when a blank line or the end comes first (display math has no blank lines; the `$$` is
-    /// then left as text).
-    static func closingDollarsLine(_ src: UnsafeBufferPointer<UInt8>, after offset: Int) -> (start: Int, end: Int)? {
+    /// The next line after `offset` that is `$$` (up to three spaces of indentation): its start, and
+    /// the longest run of `~` that starts a line before it (the fence must be longer). Nil when a
+    /// blank line or the end comes first (display math has no blank lines; the `$$` is then left as
+    /// text).
+    static func closingDollarsLine(_ src: UnsafeBufferPointer<UInt8>, after offset: Int) -> (start: Int, longestTildes: Int)? {
         let n = src.count
         var start = offset
+        var longestTildes = 0
         while start < n {
             var end = n
             if let p = memchr(src.baseAddress! + start, 0x0A, n - start) {
@@ -232,7 +222,10 @@ struct Prepass {
             var i = start
             while i < contentEnd && src[i].isSpaceOrTab { i += 1 }
             if i == contentEnd { return nil }
-            if i - start <= 3 && isDollarsLine(src, i, contentEnd) { return (start, contentEnd) }
+            if i - start <= 3 && isDollarsLine(src, i, contentEnd) { return (start, longestTildes) }
+            var run = 0
+            while i + run < contentEnd && src[i + run] == UInt8(ascii: "~") { run += 1 }
+            longestTildes = max(longestTildes, run)
             start = end + 1
         }
         return nil

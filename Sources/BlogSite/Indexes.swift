@@ -73,13 +73,8 @@ struct IndexWriter {
     }
 
     /// posts.json, reusing each post's object from `cache` (keyed by source path) while
-    /// `key(index)` stays the same.
-    func postsJSON(cache: inout [String: (key: Int, bytes: [UInt8])], key: (Int) -> Int) -> OutputFile {
-        var objects: [[UInt8]] = []
-        return postsJSON(cache: &cache, objects: &objects, key: key)
-    }
-
-    /// The same, also giving each post's object in model order (for patching the file later).
+    /// `key(index)` stays the same; `objects` gets each post's object in model order (for patching
+    /// the file later).
     func postsJSON(cache: inout [String: (key: Int, bytes: [UInt8])], objects: inout [[UInt8]], key: (Int) -> Int) -> OutputFile {
         objects = []
         objects.reserveCapacity(model.posts.count)
@@ -133,14 +128,8 @@ struct IndexWriter {
 
     /// The search index. `cache` keeps each post's analysis between builds (keyed by source path);
     /// a post is analysed again only when `key(index)` changes.
-    /// `state` keeps the index between builds and patches it for the changed posts.
-    func searchIndex(cache: inout [String: (key: Int, analyzed: AnalyzedDocument)], state: SearchIndexState,
-                     key: (Int) -> Int) -> [OutputFile] {
-        var analyzed: [AnalyzedDocument] = []
-        return searchIndex(cache: &cache, state: state, analyzedOut: &analyzed, key: key)
-    }
-
-    /// The same, also giving each post's analysis in model order (for patching the index later).
+    /// `state` keeps the index between builds and patches it for the changed posts; `analyzedOut`
+    /// gets each post's analysis in model order (for patching the index later).
     func searchIndex(cache: inout [String: (key: Int, analyzed: AnalyzedDocument)], state: SearchIndexState,
                      analyzedOut: inout [AnalyzedDocument], key: (Int) -> Int) -> [OutputFile] {
         var analyzed: [AnalyzedDocument?] = []
