@@ -15,7 +15,10 @@ public indirect enum MustacheValue: Sendable {
     case object(MustacheObject)
     case lambda(MustacheLambda)
 
-    /// An object made from a dictionary.
+    /// An object made from a dictionary (its keys sorted). Disfavoured, so that a literal
+    /// `.object(["a": …])` builds the `MustacheObject` directly, in the literal's order, instead of
+    /// a hashed dictionary whose keys are then sorted and copied.
+    @_disfavoredOverload
     public static func object(_ dictionary: [String: MustacheValue]) -> MustacheValue {
         .object(MustacheObject(dictionary))
     }

@@ -52,7 +52,7 @@ struct PageRenderer {
         let urls = URLBuilder(config: config)
         self.urls = urls
         let year = model.posts.first?.date.civil.year ?? CivilDateTime(epochSeconds: Int64(Date().timeIntervalSince1970)).year
-        siteValue = .obj([
+        siteValue = .object([
             "title": .string(config.title),
             "description": .string(config.description),
             "author": .string(config.author),
@@ -79,7 +79,7 @@ struct PageRenderer {
             return assetURLs[name] ?? (basePath + Slug.percentEncodePath("assets/" + name))
         }))
         let tagValues = model.tags.map { tag in
-            MustacheValue.obj([
+            MustacheValue.object([
                 "name": .string(tag.name),
                 "slug": .string(tag.slug),
                 "url": .string(urls.tag(tag.slug)),
@@ -208,9 +208,9 @@ struct PageRenderer {
         var pages: [MustacheValue] = []
         for (position, number) in numbers.enumerated() {
             if position > 0 && number > numbers[position - 1] + 1 {
-                pages.append(.obj(["is_gap": .bool(true), "is_current": .bool(false)]))
+                pages.append(.object(["is_gap": .bool(true), "is_current": .bool(false)]))
             }
-            pages.append(.obj(["number": .int(number), "url": .string(pagedURL(base, number)), "is_current": .bool(number == current),
+            pages.append(.object(["number": .int(number), "url": .string(pagedURL(base, number)), "is_current": .bool(number == current),
                                   "is_gap": .bool(false)]))
         }
         var fields: MustacheObject = [
@@ -219,8 +219,8 @@ struct PageRenderer {
             "has_pages": .bool(total > 1),
             "pages": .array(pages),
         ]
-        if current > 1 { fields["prev"] = .obj(["url": .string(pagedURL(base, current - 1))]) }
-        if current < total { fields["next"] = .obj(["url": .string(pagedURL(base, current + 1))]) }
+        if current > 1 { fields["prev"] = .object(["url": .string(pagedURL(base, current - 1))]) }
+        if current < total { fields["next"] = .object(["url": .string(pagedURL(base, current + 1))]) }
         return .object(fields)
     }
 
@@ -282,13 +282,13 @@ struct PageRenderer {
                 fields = full
             }
             let headings = post.content.headings
-            fields["toc"] = .array(headings.map { .obj(["level": .int($0.level), "text": .string($0.text), "id": .string($0.id)]) })
+            fields["toc"] = .array(headings.map { .object(["level": .int($0.level), "text": .string($0.text), "id": .string($0.id)]) })
             fields["has_toc"] = .bool(headings.count >= config.tocMinHeadings)
             if index + 1 < model.posts.count {
-                fields["prev"] = .obj(["title": .string(model.posts[index + 1].title), "url": .string(urls.post(model.posts[index + 1].slug))])
+                fields["prev"] = .object(["title": .string(model.posts[index + 1].title), "url": .string(urls.post(model.posts[index + 1].slug))])
             }
             if index > 0 {
-                fields["next"] = .obj(["title": .string(model.posts[index - 1].title), "url": .string(urls.post(model.posts[index - 1].slug))])
+                fields["next"] = .object(["title": .string(model.posts[index - 1].title), "url": .string(urls.post(model.posts[index - 1].slug))])
             }
             let related = model.related[index].map { postSummaries[$0] }
             fields["related"] = .array(related)
@@ -329,7 +329,7 @@ struct PageRenderer {
         case .archiveAll:
             let url = urls.path("archive/")
             return ("archive", "archive/index.html", context(page: pageValue(kind: "archive", title: lang["archive"] ?? "Archive", url: url), [
-                "archive": .obj(["is_all": .bool(true), "is_year": .bool(false), "is_month": .bool(false),
+                "archive": .object(["is_all": .bool(true), "is_year": .bool(false), "is_month": .bool(false),
                                     "label": .string(lang["archive"] ?? "Archive"), "years": yearsValue()]),
             ]))
         case .archiveYear(let index):
@@ -337,7 +337,7 @@ struct PageRenderer {
             let label = UIStrings.periodLabel(year: year.year, month: 0, language: language)
             let url = urls.path("archive/\(year.year)/")
             return ("archive", "archive/\(year.year)/index.html", context(page: pageValue(kind: "archive", title: label, url: url), [
-                "archive": .obj(["is_all": .bool(false), "is_year": .bool(true), "is_month": .bool(false), "label": .string(label),
+                "archive": .object(["is_all": .bool(false), "is_year": .bool(true), "is_month": .bool(false), "label": .string(label),
                                     "years": yearsValue(), "posts": .array(year.postIndices.map { postSummaries[$0] }),
                                     "months": .array((model.months[year.year] ?? []).map(monthValue))]),
             ]))
@@ -347,7 +347,7 @@ struct PageRenderer {
             let monthText = month.month < 10 ? "0\(month.month)" : "\(month.month)"
             let url = urls.path("archive/\(year)/\(monthText)/")
             return ("archive", "archive/\(year)/\(monthText)/index.html", context(page: pageValue(kind: "archive", title: label, url: url), [
-                "archive": .obj(["is_all": .bool(false), "is_year": .bool(false), "is_month": .bool(true), "label": .string(label),
+                "archive": .object(["is_all": .bool(false), "is_year": .bool(false), "is_month": .bool(true), "label": .string(label),
                                     "year": .int(year), "year_url": .string(urls.path("archive/\(year)/")),
                                     "years": yearsValue(), "posts": .array(month.postIndices.map { postSummaries[$0] })]),
             ]))
@@ -362,7 +362,7 @@ struct PageRenderer {
 
     static func monthValue(_ month: ArchivePeriod, urls: URLBuilder, language: String) -> MustacheValue {
         let monthText = month.month < 10 ? "0\(month.month)" : "\(month.month)"
-        return .obj([
+        return .object([
             "month": .int(month.month),
             "label": .string(UIStrings.periodLabel(year: month.year, month: month.month, language: language)),
             "count": .int(month.postIndices.count),
@@ -404,7 +404,7 @@ struct PageRenderer {
         let urls = URLBuilder(config: model.config)
         let language = model.config.language
         return .array(model.years.map { year in
-            .obj([
+            .object([
                 "year": .int(year.year),
                 "label": .string(UIStrings.periodLabel(year: year.year, month: 0, language: model.config.language)),
                 "count": .int(year.postIndices.count),
@@ -417,13 +417,4 @@ struct PageRenderer {
 
 public enum BlogVersion {
     public static let current = "0.1.0"
-}
-
-extension MustacheValue {
-    /// An object from a literal: `.obj(["a": 1])` builds the `MustacheObject` directly, where
-    /// `.object(["a": 1])` would pick the `[String: MustacheValue]` overload (a hashed dictionary
-    /// built, its keys sorted, then copied).
-    fileprivate static func obj(_ fields: MustacheObject) -> MustacheValue {
-        .object(fields)
-    }
 }
