@@ -93,16 +93,7 @@ public final class IncrementalBuilder: @unchecked Sendable {
         // The patch state is valid only right after a successful build: taken now, put back at the end.
         var previousPatch = patchState
         patchState = nil
-        var emitted = Set<String>()
         var outputs: [OutputFile] = []
-        func emit(_ files: [OutputFile]) throws {
-            if let sink {
-                for file in files { emitted.insert(file.path) }
-                try sink(files)
-            } else {
-                outputs += files
-            }
-        }
         var timings: [(String, Double)] = []
         var clock = Date()
         func lap(_ phase: String) {
@@ -241,8 +232,24 @@ public final class IncrementalBuilder: @unchecked Sendable {
         lastModel = model
         lap("assemble")
 
+        // `blog build`: one pass that keeps nothing for a next build (see `stream`).
+        if let sink {
+            // Only `model` keeps the posts' HTML from here on, so `stream` can let go of it.
+            contentCache = [:]
+            lastModel = nil
+            reloaded = []
+            files = []
+            lastPaths = []
+            lastFiles = []
+            lastPathIndex = [:]
+            content = ContentSet(posts: [], pages: [], warnings: [])
+            let rendered = try stream(&model, config: config, theme: theme, sink: sink, lap: lap, record: { timings.append(($0, $1)) })
+            let site = BuiltSite(files: [], model: model, warnings: warnings, timings: timings)
+            return Result(site: site, files: [:], warnings: freshWarnings, renderedPages: rendered, changedPaths: nil)
+        }
+
         // `blog serve`, an edit that kept the site's structure: patch the last build.
-        if sink == nil, !configChanged, !everything, !touches("static"), sameList, model.reusedStructure, previousPatch != nil,
+        if !configChanged, !everything, !touches("static"), sameList, model.reusedStructure, previousPatch != nil,
            let patched = try patch(&previousPatch!, model: model, stale: stale.map(\.path), config: config, theme: theme, lap: lap) {
             let site = BuiltSite(files: patched.outputs, model: model, warnings: warnings, timings: timings)
             return Result(site: site, files: patched.files, warnings: freshWarnings, renderedPages: patched.rendered,
@@ -283,15 +290,7 @@ public final class IncrementalBuilder: @unchecked Sendable {
             // The cache is patched in place: entries are checked by fingerprint, so a page rendered
             // for inputs that are still current is valid even if a later step of this build fails.
             var keysChanged = false
-            if sink != nil {
-                // Streaming: render in batches and hand each batch over at once.
-                var start = 0
-                while start < dirty.count {
-                    let end = min(dirty.count, start + 512)
-                    try emit(try renderer.render(dirty[start..<end].map { jobs[$0] }))
-                    start = end
-                }
-            } else {
+            do {
                 let rendered = try renderer.render(dirty.map { jobs[$0] })
                 for (n, index) in dirty.enumerated() {
                     outputCache[jobKeys[index].key] = CachedOutput(fingerprint: jobKeys[index].fingerprint, files: [rendered[n]])
@@ -321,16 +320,7 @@ public final class IncrementalBuilder: @unchecked Sendable {
             for tag in model.tags where outputCache["feed:" + tag.key]?.fingerprint != feedKeys["feed:" + tag.key] {
                 feedRequests.append(.init(key: "feed:" + tag.key, tag: tag))
             }
-            if sink != nil {
-                // Streaming: feeds in batches, so their prepared entries are never all in memory at once
-                // (an entry shared by two batches is escaped twice: the price of bounded memory).
-                var start = 0
-                while start < feedRequests.count {
-                    let end = min(feedRequests.count, start + 40)
-                    try emit(feeds.feeds(Array(feedRequests[start..<end])))
-                    start = end
-                }
-            } else {
+            do {
                 for (request, file) in zip(feedRequests, feeds.feeds(feedRequests)) {
                     outputCache[request.key] = CachedOutput(fingerprint: feedKeys[request.key]!, files: [file])
                 }
@@ -348,24 +338,6 @@ public final class IncrementalBuilder: @unchecked Sendable {
             }
             lap("feeds")
             renderedPages = dirty.count
-        }
-        if sink != nil {
-            // Streaming (one-shot) build: the pages and feeds that needed each post's HTML are
-            // written, so the HTML is let go before the search index is built (the largest
-            // remaining allocation), which keeps the peak memory of a large build down.
-            contentCache = [:]
-            lastModel = nil
-            reloaded = []
-            files = []
-            lastPaths = []
-            lastFiles = []
-            lastPathIndex = [:]
-            content = ContentSet(posts: [], pages: [], warnings: [])
-            for index in model.posts.indices { model.posts[index].content.html = "" }
-            for index in model.pages.indices { model.pages[index].content.html = "" }
-            // The freed HTML sits in holes between live allocations that malloc keeps; hand their
-            // pages back, so the search index (built next) does not stack on top of them.
-            Memory.releaseFreePages()
         }
         let indexes = IndexWriter(model: model, urls: urls)
         // tags.json and posts.json: rebuilt only when what they list changed.
@@ -386,7 +358,6 @@ public final class IncrementalBuilder: @unchecked Sendable {
         }
         var postObjects: [[UInt8]]?
         func postsJSON() -> OutputFile {
-            if sink != nil { return indexes.postsJSON() }
             var objects: [[UInt8]] = []
             defer { postObjects = objects }
             return indexes.postsJSON(cache: &postObjectCache, objects: &objects) { index in
@@ -396,18 +367,15 @@ public final class IncrementalBuilder: @unchecked Sendable {
         }
         for (key, fingerprint, make) in [("json:tags", tagsHasher.finalize(), indexes.tagsJSON), ("json:posts", postsHasher.finalize(), postsJSON)] {
             let entry = outputCache[key]?.fingerprint == fingerprint ? outputCache[key]! : CachedOutput(fingerprint: fingerprint, files: [make()])
-            if sink == nil { outputCache[key] = entry }
-            try emit(entry.files)
+            outputCache[key] = entry
+            outputs += entry.files
         }
         lap("json")
-        // A streaming (one-shot) build keeps nothing for a next build.
-        if sink != nil { searchState = SearchIndexState() }
         var analyzed: [AnalyzedDocument] = []
         let searchFiles = indexes.searchIndex(cache: &searchCache, state: searchState, analyzedOut: &analyzed) { index in
             IncrementalBuilder.searchKey(version: postVersions[index], slug: postSlugs[index], tags: model.postTags[index], tagNames: tagNames)
         }
-        try emit(searchFiles)
-        if sink != nil { searchState = SearchIndexState(); searchCache = [:] }
+        outputs += searchFiles
         lap("search")
         let sitemaps = FeedWriter(model: model, urls: urls)
         // The sitemap lists every page: made again only when a listed path or date may have changed.
@@ -424,37 +392,27 @@ public final class IncrementalBuilder: @unchecked Sendable {
         for tag in model.tags { sitemapHasher.combine(tag.slug) }
         let sitemapKey = sitemapHasher.finalize()
         let sitemapFiles: [OutputFile]
-        if sink == nil, let cached = outputCache["sitemap"], cached.fingerprint == sitemapKey {
+        if let cached = outputCache["sitemap"], cached.fingerprint == sitemapKey {
             sitemapFiles = cached.files
         } else {
             sitemapFiles = sitemaps.sitemap(pagePaths: SiteBuilder.sitemapPaths(model: model, urls: urls))
-            if sink == nil { outputCache["sitemap"] = CachedOutput(fingerprint: sitemapKey, files: sitemapFiles) }
+            outputCache["sitemap"] = CachedOutput(fingerprint: sitemapKey, files: sitemapFiles)
         }
-        try emit(sitemapFiles
-                 + [sitemaps.robots(), OutputFile(path: ".nojekyll", bytes: [])]
-                 + theme.assets.map { OutputFile(path: $0.path, bytes: $0.bytes) })
+        outputs += IncrementalBuilder.rootFiles(sitemap: sitemapFiles, writer: sitemaps, theme: theme)
         lap("sitemap")
 
         if staticCache == nil || touches("static") || everything {
             staticCache = try SiteBuilder.staticFiles(options.siteDirectory)
         }
         if !staticCache!.isEmpty {
-            let clashes: [OutputFile]
-            if sink == nil {
-                let staticPaths = Set(staticCache!.map(\.path))
-                let clashing = Set(outputs.lazy.map(\.path).filter { staticPaths.contains($0) })
-                clashes = staticCache!.filter { clashing.contains($0.path) }
-            } else {
-                clashes = staticCache!.filter { emitted.contains($0.path) }
-            }
-            if !clashes.isEmpty {
-                throw DiagnosticList(clashes.map { .error("static/\($0.path) has the same path as a generated file; rename it", at: SourceLocation(file: "static/\($0.path)")) })
-            }
+            let staticPaths = Set(staticCache!.map(\.path))
+            let clashing = Set(outputs.lazy.map(\.path).filter { staticPaths.contains($0) })
+            try IncrementalBuilder.checkClashes(staticCache!.filter { clashing.contains($0.path) })
         }
-        try emit(staticCache!)
+        outputs += staticCache!
         var fileMap: [String: [UInt8]] = [:]
         var changedPaths: Set<String>?
-        if sink == nil {
+        do {
             sortOutputs(&outputs)
             (fileMap, changedPaths) = patchFileMap(outputs)
             // What the next rebuild needs to patch this one.
@@ -480,6 +438,87 @@ public final class IncrementalBuilder: @unchecked Sendable {
     }
 
     /// The cache key of a post's object in posts.json.
+    /// The one-shot build of `blog build`: every output goes to `sink` in batches as it is made and
+    /// nothing is kept for a next build (no fingerprints, no caches). The feeds, tags.json, posts.json
+    /// and the sitemap are made beside the pages, on another thread whose batches are handed to the
+    /// sink between page batches, so that both cores stay busy while the render waits on its slowest
+    /// page or on the writer. Then the posts' HTML is let go (the largest allocation: the search
+    /// index, built next, does not stack on top of it). `model` must hold the only references to
+    /// the HTML. Returns how many pages were rendered.
+    private func stream(_ model: inout SiteModel, config: SiteConfig, theme: Theme, sink: ([OutputFile]) throws -> Void,
+                        lap: (String) -> Void, record: (String, Double) -> Void) throws -> Int {
+        var emitted = Set<String>()
+        func emit(_ files: [OutputFile]) throws {
+            for file in files { emitted.insert(file.path) }
+            try sink(files)
+        }
+        let urls = URLBuilder(config: config)
+        let jobs = PageRenderer.jobs(model)
+        let beside = BesideWork(model)
+        defer { beside.cancelAndWait() }
+        beside.start { model, put, lap in
+            let feeds = FeedWriter(model: model, urls: urls)
+            var requests = [FeedWriter.Request(key: "feed:", tag: nil)]
+            for tag in model.tags { requests.append(.init(key: "feed:" + tag.key, tag: tag)) }
+            // In batches, so that the prepared entries are never all in memory at once (an entry
+            // shared by two batches is escaped twice: the price of bounded memory).
+            var start = 0
+            while start < requests.count {
+                let end = min(requests.count, start + 40)
+                guard put(feeds.feeds(Array(requests[start..<end]))) else { return }
+                start = end
+            }
+            lap("+feeds")
+            let indexes = IndexWriter(model: model, urls: urls)
+            guard put([indexes.tagsJSON(), indexes.postsJSON()]) else { return }
+            lap("+json")
+            _ = put(IncrementalBuilder.rootFiles(sitemap: feeds.sitemap(pagePaths: SiteBuilder.sitemapPaths(model: model, urls: urls)),
+                                                 writer: feeds, theme: theme))
+            lap("+sitemap")
+        }
+        do {
+            let renderer = PageRenderer(model: model, theme: theme, summariesFor: nil)
+            var start = 0
+            while start < jobs.count {
+                let end = min(jobs.count, start + 512)
+                try emit(try renderer.render(Array(jobs[start..<end])))
+                try emit(beside.take())
+                start = end
+            }
+        }
+        while let files = beside.next() { try emit(files) }
+        lap("render")
+        for (phase, seconds) in beside.timings { record(phase, seconds) }
+
+        for index in model.posts.indices { model.posts[index].content.html = "" }
+        for index in model.pages.indices { model.pages[index].content.html = "" }
+        // The freed HTML sits in holes between live allocations that malloc keeps; hand their pages
+        // back, so the search index does not stack on top of them.
+        Memory.releaseFreePages()
+        var searchCache: [String: (key: Int, analyzed: AnalyzedDocument)] = [:]
+        var analyzed: [AnalyzedDocument] = []
+        try emit(IndexWriter(model: model, urls: urls).searchIndex(cache: &searchCache, state: SearchIndexState(),
+                                                                   analyzedOut: &analyzed) { _ in 0 })
+        lap("search")
+        let staticFiles = try SiteBuilder.staticFiles(options.siteDirectory)
+        try IncrementalBuilder.checkClashes(staticFiles.filter { emitted.contains($0.path) })
+        try emit(staticFiles)
+        lap("static")
+        return jobs.count
+    }
+
+    /// The sitemap files with what sits beside them at the root: robots.txt, .nojekyll and the theme's assets.
+    static func rootFiles(sitemap: [OutputFile], writer: FeedWriter, theme: Theme) -> [OutputFile] {
+        sitemap + [writer.robots(), OutputFile(path: ".nojekyll", bytes: [])] + theme.assets.map { OutputFile(path: $0.path, bytes: $0.bytes) }
+    }
+
+    /// Throws when a file of static/ has the path of a generated one.
+    static func checkClashes(_ clashes: [OutputFile]) throws {
+        if !clashes.isEmpty {
+            throw DiagnosticList(clashes.map { .error("static/\($0.path) has the same path as a generated file; rename it", at: SourceLocation(file: "static/\($0.path)")) })
+        }
+    }
+
     static func postObjectKey(epoch: Int, version: Int, slug: String, tags: [Int], tagNames: [String]) -> Int {
         var hasher = Hasher()
         hasher.combine(epoch)

@@ -83,6 +83,43 @@ final class BuildTests: XCTestCase {
         }
     }
 
+    func testStreamingBuildReportsPhasesMadeBesideThePages() throws {
+        let site = try SiteBuilder.build(BuildOptions(siteDirectory: try Fixtures.copy("basic"), now: Fixtures.now), console: nil) { _ in }
+        let phases = site.timings.map(\.phase)
+        XCTAssertEqual(phases, ["theme", "content", "assemble", "render", "+feeds", "+json", "+sitemap", "search", "static"])
+        XCTAssertTrue(site.timings.allSatisfy { $0.seconds >= 0 })
+    }
+
+    struct SinkFailure: Error, Equatable { let batch: Int }
+
+    func testStreamingBuildStopsAtTheSinksError() throws {
+        // The feeds and indexes are being made on another thread when the sink fails: the build must
+        // throw the sink's error (not hang, not go on handing files over).
+        for failing in [1, 2, 3] {
+            var calls = 0
+            XCTAssertThrowsError(try SiteBuilder.build(BuildOptions(siteDirectory: try Fixtures.copy("basic"), now: Fixtures.now), console: nil) { _ in
+                calls += 1
+                if calls == failing { throw SinkFailure(batch: calls) }
+            }) { error in
+                XCTAssertEqual(error as? SinkFailure, SinkFailure(batch: failing))
+            }
+            XCTAssertEqual(calls, failing, "no batch after the failing one")
+        }
+    }
+
+    func testStaticFileAtAGeneratedPathIsAnError() throws {
+        for generated in ["feed.xml", "posts/hello/index.html", "search/meta.json", "sitemap.xml"] {
+            let source = try Fixtures.copy("basic")
+            let file = source.appendingPathComponent("static/" + generated)
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data("mine".utf8).write(to: file)
+            let expected = "static/\(generated) has the same path as a generated file; rename it"
+            XCTAssertTrue(errors(of: { _ = try build(source) }).contains { $0.contains(expected) }, "in memory: \(generated)")
+            XCTAssertTrue(errors(of: { _ = try SiteBuilder.build(BuildOptions(siteDirectory: source, now: Fixtures.now), console: nil) { _ in } })
+                .contains { $0.contains(expected) }, "streaming: \(generated)")
+        }
+    }
+
     func testBasePathEverywhere() throws {
         let site = try build(try Fixtures.copy("basic"), baseURL: "https://user.github.io/archive")
         let home = try XCTUnwrap(site.text("index.html"))

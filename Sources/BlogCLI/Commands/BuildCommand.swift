@@ -19,7 +19,7 @@ enum BuildCommand: BlogCommand {
         .flag("future", "Include posts dated in the future."),
         .value("base-url", "URL", "Override base_url from blog.yml (e.g. https://user.github.io/archive/)."),
         .flag("quiet", short: "q", "Print errors only."),
-        .flag("timings", "Print the time each build phase took."),
+        .flag("timings", "Print the time each build phase took (phases marked + ran beside the one before)."),
         .flag("force", short: "f", "Build even when nothing changed since the last build."),
     ]
 
