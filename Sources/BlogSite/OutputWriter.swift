@@ -257,11 +257,12 @@ public struct OutputWriter {
                 if let due = stamp.due { extra.append("# due \(due)") }
             }
             if fresh {
+                let sorted = paths.sorted()
                 if stamp != nil {
-                    extra.append("# outputs \(BuildStamp.outputs(root: root, paths: paths.sorted()))")
+                    extra.append("# outputs \(BuildStamp.outputs(root: root, paths: sorted))")
                 }
                 do {
-                    try writer.writeManifest(paths, root: root, location: location, extra: extra)
+                    try writer.writeManifest(sorted, root: root, location: location, extra: extra)
                     if outputExists { rmdir(writer.output.path) }
                     guard rename(root, writer.output.path) == 0 else {
                         throw Diagnostic.error("cannot move the new site into place: \(String(cString: strerror(errno)))", at: location)
@@ -293,10 +294,11 @@ public struct OutputWriter {
             for directory in emptied.sorted(by: { $0.count > $1.count }) {
                 rmdir(root + "/" + directory) // fails harmlessly when not empty
             }
+            let sorted = paths.sorted()
             if stamp != nil {
-                extra.append("# outputs \(BuildStamp.outputs(root: root, paths: paths.sorted()))")
+                extra.append("# outputs \(BuildStamp.outputs(root: root, paths: sorted))")
             }
-            try writer.writeManifest(paths, root: root, location: location, extra: extra)
+            try writer.writeManifest(sorted, root: root, location: location, extra: extra)
             return Summary(written: written, unchanged: unchanged, removed: stale.count)
         }
 
@@ -313,8 +315,9 @@ public struct OutputWriter {
         }
     }
 
-    func writeManifest(_ paths: Set<String>, root: String, location: SourceLocation, extra: [String] = []) throws {
-        let manifest = ([OutputWriter.manifestHeader] + extra + paths.sorted()).joined(separator: "\n") + "\n"
+    /// Writes the manifest listing `sortedPaths` (sorted once by the caller, which also stamps them).
+    func writeManifest(_ sortedPaths: [String], root: String, location: SourceLocation, extra: [String] = []) throws {
+        let manifest = ([OutputWriter.manifestHeader] + extra + sortedPaths).joined(separator: "\n") + "\n"
         let target = root + "/" + OutputWriter.manifestName
         guard OutputWriter.writeBytes(Array(manifest.utf8), toPath: target + ".tmp"), rename(target + ".tmp", target) == 0 else {
             throw Diagnostic.error("cannot write the manifest: \(String(cString: strerror(errno)))", at: location)
