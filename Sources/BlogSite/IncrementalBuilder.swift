@@ -94,12 +94,15 @@ public final class IncrementalBuilder: @unchecked Sendable {
         var previousPatch = patchState
         patchState = nil
         var outputs: [OutputFile] = []
-        var timings: [(String, Double)] = []
+        var timings: [(phase: String, seconds: Double, cpuSeconds: Double?)] = []
         var clock = Date()
+        var cpuClock = ProcessClock.cpuSeconds()
         func lap(_ phase: String) {
             let now = Date()
-            timings.append((phase, now.timeIntervalSince(clock)))
+            let cpu = ProcessClock.cpuSeconds()
+            timings.append((phase, now.timeIntervalSince(clock), cpu - cpuClock))
             clock = now
+            cpuClock = cpu
         }
         let root = options.siteDirectory.standardizedFileURL.path
         func touches(_ prefix: String) -> Bool {
@@ -243,7 +246,7 @@ public final class IncrementalBuilder: @unchecked Sendable {
             lastFiles = []
             lastPathIndex = [:]
             content = ContentSet(posts: [], pages: [], warnings: [])
-            let rendered = try stream(&model, config: config, theme: theme, sink: sink, lap: lap, record: { timings.append(($0, $1)) })
+            let rendered = try stream(&model, config: config, theme: theme, sink: sink, lap: lap, record: { timings.append(($0, $1, nil)) })
             let site = BuiltSite(files: [], model: model, warnings: warnings, timings: timings)
             return Result(site: site, files: [:], warnings: freshWarnings, renderedPages: rendered, changedPaths: nil)
         }

@@ -32,8 +32,9 @@ public struct BuiltSite: Sendable {
     public var files: [OutputFile]
     public var model: SiteModel
     public var warnings: [Diagnostic]
-    /// Seconds spent in each phase, in the order they ran.
-    public var timings: [(phase: String, seconds: Double)]
+    /// Seconds spent in each phase, in the order they ran, with the CPU seconds of the whole process
+    /// meanwhile (nil for a phase that ran beside another, whose CPU time is part of that one's).
+    public var timings: [(phase: String, seconds: Double, cpuSeconds: Double?)]
 }
 
 /// The build, in the order it runs: config → theme → content → assemble → render → feeds and

@@ -87,6 +87,23 @@ final class CLITests: XCTestCase {
         XCTAssertNotEqual(read("out/posts/a-post/index.html"), "tampered")
     }
 
+    func testTimingsListEveryPhaseWithItsCPU() throws {
+        try write("blog.yml", "title: CLI\n")
+        try write("content/posts/a.md", "---\ntitle: A post\ndate: 2020-01-01\ntags: [x]\n---\nHello\n")
+        let result = run(["build", "--output", "out", "--quiet", "--timings"])
+        XCTAssertEqual(result.code, 0, result.err)
+        XCTAssertEqual(result.out, "", "--quiet prints nothing on standard output")
+        let lines = result.err.split(separator: "\n").map(String.init)
+        let phases = lines.map { $0.split(separator: " ").first.map(String.init) ?? "" }
+        XCTAssertEqual(phases, ["theme", "content", "assemble", "render", "+feeds", "+json", "+sitemap", "search", "static", "commit"], result.err)
+        let timed = try NSRegularExpression(pattern: #"^  \S+ +[0-9]+\.[0-9] ms( +[0-9]+\.[0-9] ms CPU( +[0-9]+\.[0-9]{2} cores)?)?$"#)
+        for line in lines {
+            XCTAssertNotNil(timed.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)), line)
+            // A phase that ran beside another has no CPU time of its own; every other phase has one.
+            XCTAssertEqual(line.contains(" ms CPU"), !line.hasPrefix("  +"), line)
+        }
+    }
+
     func testBrokenContentLeavesThePreviousOutputUntouched() throws {
         try write("content/posts/a.md", "---\ntitle: A\ndate: 2020-01-01\n---\nfirst version\n")
         XCTAssertEqual(run(["build"]).code, 0)

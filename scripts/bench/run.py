@@ -28,7 +28,8 @@ sys.path.insert(0, HERE)
 import serve_latency  # noqa: E402
 
 TIME = "/usr/bin/time"
-PHASE_LINE = re.compile(r"^\s*(\S+)\s+([0-9.]+) ms\s*$")
+# "  content    1085.3 ms    2101.7 ms CPU  1.94 cores" (a phase marked + ran beside the one before it).
+PHASE_LINE = re.compile(r"^\s*(\S+)\s+([0-9.]+) ms\b")
 
 
 def log(text):
@@ -139,7 +140,7 @@ def bench_blog(blog, corpus, out, runs):
     result["full"]["pages_per_s"] = html / result["full"]["wall_s"]
     names = list(phase_runs[0].keys())
     phases = {n: statistics.median(p.get(n, 0.0) for p in phase_runs) for n in names}
-    total = sum(phases.values())
+    total = sum(v for n, v in phases.items() if not n.startswith("+"))
     result["phases_s"] = phases
     result["render_share"] = phases.get("render", 0.0) / total if total else None
     result["output_bytes"] = du_bytes(out)
