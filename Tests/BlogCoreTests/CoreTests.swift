@@ -65,6 +65,60 @@ final class CoreTests: XCTestCase {
         }
     }
 
+    /// Offset of the first invalid sequence as the standard library's UTF-8 parser sees it.
+    private func referenceFirstInvalid(_ bytes: [UInt8]) -> Int? {
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var offset = 0
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let encoded): offset += encoded.count
+            case .emptyInput: return nil
+            case .error: return offset
+            }
+        }
+    }
+
+    func testValidationReportsTheExactFirstBadOffsetAtEveryPosition() throws {
+        // Long runs of kana and kanji (the two-characters-a-load path), the three-byte leads that
+        // need a range check (E0, ED) inside such runs, ASCII runs of every length around them.
+        let texts = ["日本語のテキストです。カタカナと漢字が続きます", "a日本b語cd", "\u{800}日\u{D7FF}本\u{E000}語\u{FFFF}",
+                     "abcdefghijklmnop日本語", "日本語abcdefghijklmnop", "é日🍣本ßa語\u{10FFFF}", String(repeating: "漢", count: 40)]
+        let bad: [[UInt8]] = [[0x80], [0xBF], [0xC0, 0x80], [0xC1, 0xBF], [0xC2], [0xC2, 0x41], [0xE0, 0x80, 0x80], [0xE0, 0x9F, 0xBF],
+                              [0xED, 0xA0, 0x80], [0xED, 0xBF, 0xBF], [0xE3, 0x81], [0xE3, 0x41, 0x81], [0xE3, 0x81, 0x41], [0xE3, 0x81, 0xC0],
+                              [0xEF, 0xBF], [0xF0, 0x80, 0x80, 0x80], [0xF0, 0x8F, 0xBF, 0xBF], [0xF4, 0x90, 0x80, 0x80],
+                              [0xF5, 0x80, 0x80, 0x80], [0xF0, 0x9F, 0x8D], [0xF0, 0x9F, 0x8D, 0x41], [0xF8], [0xFE], [0xFF]]
+        for text in texts {
+            let valid = Array(text.utf8)
+            XCTAssertNil(SourceText.firstInvalidUTF8(valid[...]), text)
+            // Every cut of valid text that splits a character is reported at that character.
+            for cut in 0...valid.count {
+                let prefix = Array(valid[..<cut])
+                XCTAssertEqual(SourceText.firstInvalidUTF8(prefix[...]), referenceFirstInvalid(prefix), "\(text) cut at \(cut)")
+            }
+            for sequence in bad {
+                for position in 0...valid.count {
+                    var bytes = valid
+                    bytes.insert(contentsOf: sequence, at: position)
+                    let expected = referenceFirstInvalid(bytes)
+                    XCTAssertNotNil(expected)
+                    XCTAssertEqual(SourceText.firstInvalidUTF8(bytes[...]), expected, "\(sequence) at \(position) of \(text)")
+                    // Overwriting instead of inserting, too (a character's continuation bytes replaced).
+                    var overwritten = valid
+                    for (k, byte) in sequence.enumerated() where position + k < overwritten.count { overwritten[position + k] = byte }
+                    XCTAssertEqual(SourceText.firstInvalidUTF8(overwritten[...]), referenceFirstInvalid(overwritten), "\(sequence) over \(position) of \(text)")
+                }
+            }
+        }
+    }
+
+    func testInvalidUTF8LineAndColumnAfterJapanese() {
+        let bytes = Array("---\ntitle: 日本語\n---\n漢字かなabc".utf8) + [0xE3, 0x81] + Array("です".utf8)
+        XCTAssertThrowsError(try SourceText.decode(bytes, displayPath: "p.md")) { error in
+            XCTAssertEqual((error as? Diagnostic)?.description, "p.md:4:8: error: the file is not valid UTF-8 (byte 0xE3); save it as UTF-8")
+        }
+    }
+
     func testBOMAndCRLF() throws {
         XCTAssertEqual(try SourceText.decode([0xEF, 0xBB, 0xBF] + Array("a\r\nb".utf8), displayPath: "x"), "a\nb")
     }
