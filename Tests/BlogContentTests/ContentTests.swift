@@ -202,6 +202,39 @@ final class TextMeasureTests: XCTestCase {
         XCTAssertEqual(Post.excerpt("ab 😀 cd", limit: 4), "ab 😀…")
     }
 
+    /// Minutes round half up, so 300 words are 2 minutes and 299 are 1 (likewise 750 and 749
+    /// Japanese characters): one word or character counted wrongly changes the result.
+    func testCountsAtTheRoundingEdgeWithWordsOfEveryLengthAndPlace() {
+        var generator = SystemRandomNumberGenerator()
+        let letters = Array("abcxyzABCXYZ0189".utf8)
+        let separators = [" ", "  ", "-", "_", ".", ", ", "\n", "@", "[", "`", "{", "/", ":", "~", "。", "「", "\u{3000}", "—", "   \t  "]
+        for _ in 0..<200 {
+            for (count, minutes) in [(300, 2), (299, 1)] {
+                var text = separators.randomElement(using: &generator)!
+                for _ in 0..<count {
+                    let length = Int.random(in: 1...19, using: &generator)
+                    text += String(decoding: (0..<length).map { _ in letters.randomElement(using: &generator)! }, as: UTF8.self)
+                    text += separators.randomElement(using: &generator)!
+                }
+                if Bool.random(using: &generator) { text.removeLast() }
+                XCTAssertEqual(Post.readingMinutes(text), minutes, text)
+                XCTAssertEqual(Post.readingMinutes(text), Self.referenceMinutes(text), text)
+            }
+        }
+        let japanese = ["あ", "ん", "ア", "ヶ", "ー", "漢", "一", "龥", "㐀"]
+        let between = ["", "", "。", "、", " ", "-", "「」", "\n", "!?", "........"]
+        for _ in 0..<200 {
+            for (count, minutes) in [(750, 2), (749, 1)] {
+                var text = ""
+                for _ in 0..<count {
+                    text += between.randomElement(using: &generator)! + japanese.randomElement(using: &generator)!
+                }
+                XCTAssertEqual(Post.readingMinutes(text), minutes)
+                XCTAssertEqual(Post.readingMinutes(text), Self.referenceMinutes(text))
+            }
+        }
+    }
+
     func testMatchesScalarPropertiesOnRandomText() {
         let pieces: [String] = ["a", "Z", "9", " ", "\n", "\t", "\r", "\u{3000}", "\u{00A0}", "\u{2028}", "é", "e\u{301}",
                                 "か", "\u{3099}", "漢", "々", "〇", "「", "」", "。", "、", "Ａ", "１", "ｱ", "한", "Я", "ß",
