@@ -235,6 +235,33 @@ final class TextMeasureTests: XCTestCase {
         }
     }
 
+    func testExcerptCutsAndFoldsLikeTheDefinition() {
+        var generator = SystemRandomNumberGenerator()
+        let pieces = ["a", "word ", "  ", "\n\n", "\t", "\r\n", "\u{3000}", "日本語", "かな", "。", "é", "e\u{301}", "か\u{3099}", "😀", "𠮷", "\u{2028}", "\u{85}"]
+        for _ in 0..<500 {
+            let text = (0..<Int.random(in: 0...120, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            for limit in [0, 1, 2, 7, 50, 140, 1000] {
+                XCTAssertEqual(Post.excerpt(text, limit: limit), Self.referenceExcerpt(text, limit: limit), "\(limit): \(text)")
+            }
+        }
+        XCTAssertEqual(Post.excerpt("", limit: 5), "")
+        XCTAssertEqual(Post.excerpt("   \n ", limit: 5), "")
+        XCTAssertEqual(Post.excerpt("ab cd", limit: 3), "ab…")
+        XCTAssertEqual(Post.excerpt("ab cd", limit: 5), "ab cd")
+        XCTAssertEqual(Post.excerpt("😀😀😀", limit: 2), "😀😀…")
+        // Combining marks after the cut are kept however many there are: more than the small
+        // buffer a short excerpt is written into.
+        for count in [1, 100, 300, 2000] {
+            let marks = "ab" + String(repeating: "\u{301}", count: count) + " cd"
+            XCTAssertEqual(Post.excerpt(marks, limit: 2), "ab" + String(repeating: "\u{301}", count: count) + "…")
+            XCTAssertEqual(Post.excerpt(marks, limit: 0), "…")
+            // Marks count as characters; they only never start the cut.
+            XCTAssertEqual(Post.excerpt(marks, limit: count + 5), marks)
+            XCTAssertEqual(Post.excerpt(marks, limit: 10), Self.referenceExcerpt(marks, limit: 10))
+            XCTAssertEqual(Post.excerpt(marks, limit: 3), Self.referenceExcerpt(marks, limit: 3))
+        }
+    }
+
     func testMatchesScalarPropertiesOnRandomText() {
         let pieces: [String] = ["a", "Z", "9", " ", "\n", "\t", "\r", "\u{3000}", "\u{00A0}", "\u{2028}", "é", "e\u{301}",
                                 "か", "\u{3099}", "漢", "々", "〇", "「", "」", "。", "、", "Ａ", "１", "ｱ", "한", "Я", "ß",
