@@ -118,11 +118,11 @@ public struct ContentLoader {
     }
 
     func loadFile(_ path: String, root: String, renderer: MarkdownRenderer, diagnostics: inout [Diagnostic]) -> Loaded {
-        let text: String
-        let document: SplitDocument
+        var text: String
+        let document: (yaml: String?, yamlFirstLine: Int, bodyOffset: Int, bodyFirstLine: Int)
         do {
             text = try SourceText.read(path: root + path, displayPath: path)
-            document = try SplitDocument.split(text, path: path)
+            document = try SplitDocument.splitHead(text, path: path)
         } catch let diagnostic as Diagnostic {
             diagnostics.append(diagnostic)
             return .failed
@@ -147,7 +147,8 @@ public struct ContentLoader {
             diagnostics.append(.error("missing 'date' in the front matter (ISO 8601, e.g. date: 2020-02-06T10:00:00+09:00)", at: SourceLocation(file: path, line: 1, column: 1)))
             return .failed
         }
-        let rendered = renderer.render(document.body)
+        // The body is cut from the text after a line end, so it is valid UTF-8 like the text.
+        let rendered = text.withUTF8 { renderer.render(validUTF8: UnsafeBufferPointer(rebasing: $0[document.bodyOffset...])) }
         if isPost {
             guard let date = front.date else { return .failed }
             let slug = front.slug ?? front.id ?? derivedSlug(title: title, fileName: (path as NSString).lastPathComponent)

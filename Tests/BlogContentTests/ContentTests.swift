@@ -49,6 +49,21 @@ final class FrontMatterTests: XCTestCase {
         }
     }
 
+    /// The loader renders from `splitHead`'s offset; it must name the same body as `split`.
+    func testSplitHeadAgreesWithSplit() throws {
+        let texts = ["---\ntitle: x\n---\nbody --- here\n---\nmore", "---\ntitle: 日本語\n...\n本文です\n", "---\n---", "---\n---\n",
+                     "---  \ntitle: x\n---\t\n\n# 見出し\n", "no front matter\n---\n", "", "---\r\ntitle: x\n---\nb"]
+        for text in texts {
+            let doc = try SplitDocument.split(text, path: "a.md")
+            let head = try SplitDocument.splitHead(text, path: "a.md")
+            XCTAssertEqual(head.yaml, doc.yaml, text)
+            XCTAssertEqual(head.yamlFirstLine, doc.yamlFirstLine, text)
+            XCTAssertEqual(head.bodyFirstLine, doc.bodyFirstLine, text)
+            XCTAssertEqual(String(decoding: Array(text.utf8)[head.bodyOffset...], as: UTF8.self), doc.body, text)
+        }
+        XCTAssertThrowsError(try SplitDocument.splitHead("---\ntitle: x\n", path: "a.md"))
+    }
+
     func testQiitaCLIFileLoadsAsIs() {
         let yaml = """
         title: 【Swift】Codableで日付を扱う
