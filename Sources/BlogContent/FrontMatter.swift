@@ -121,6 +121,8 @@ public struct FrontMatter: Sendable {
             diagnostics.append(.error("front matter must be a mapping of keys to values", at: at(root)))
             return result
         }
+        // One allocation for the key lines instead of regrowing the dictionary for the 3rd, 5th... key.
+        result.keyLines.reserveCapacity(pairs.count)
         var createdAt: PostDate?
         var updatedAt: PostDate?
         var isPrivate = false
@@ -194,6 +196,7 @@ public struct FrontMatter: Sendable {
         if let scalar = value.scalar {
             names = scalar.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "　" || $0 == "\t" }).map(String.init)
         } else if let items = value.sequence {
+            names.reserveCapacity(items.count)
             for item in items {
                 if let scalar = item.scalar {
                     let trimmed = scalar.trimmingBlanks
@@ -207,7 +210,23 @@ public struct FrontMatter: Sendable {
         } else {
             diagnostics.append(.error("'tags' must be a list or a text, not \(value.typeName)", at: at(value)))
         }
-        var seen = Set<String>()
-        return names.filter { seen.insert(Tag.key(for: $0)).inserted }
+        // The first of the names with one key stays. A post has a handful of tags: comparing
+        // with the keys so far costs less than hashing each into a Set (which long lists still use).
+        if names.count > 16 {
+            var seen = Set<String>()
+            return names.filter { seen.insert(Tag.key(for: $0)).inserted }
+        }
+        var keys: [String] = []
+        keys.reserveCapacity(names.count)
+        var kept: [String] = []
+        kept.reserveCapacity(names.count)
+        for name in names {
+            let key = Tag.key(for: name)
+            if !keys.contains(key) {
+                keys.append(key)
+                kept.append(name)
+            }
+        }
+        return kept
     }
 }

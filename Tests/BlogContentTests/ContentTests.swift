@@ -49,6 +49,19 @@ final class FrontMatterTests: XCTestCase {
         }
     }
 
+    /// Duplicate tags (same key) keep the first spelling, in short lists and in long ones.
+    func testDuplicateTagsKeepTheFirstSpelling() {
+        var diagnostics: [Diagnostic] = []
+        func tags(_ yaml: String) -> [String] {
+            FrontMatter.parse(yaml, firstLine: 2, path: "a", zone: tokyo, diagnostics: &diagnostics).tags
+        }
+        XCTAssertEqual(tags("tags: [iOS, Swift, IOS, ｓｗｉｆｔ, ios, Xcode, swift]"), ["iOS", "Swift", "Xcode"])
+        XCTAssertEqual(tags("tags: swift SWIFT Swift"), ["swift"])
+        let many = (0..<40).map { "t\($0 % 25)" } + ["T3", "Ｔ24", "new"]
+        XCTAssertEqual(tags("tags: [\(many.joined(separator: ", "))]"), (0..<25).map { "t\($0)" } + ["new"])
+        XCTAssertTrue(diagnostics.isEmpty)
+    }
+
     /// The loader renders from `splitHead`'s offset; it must name the same body as `split`.
     func testSplitHeadAgreesWithSplit() throws {
         let texts = ["---\ntitle: x\n---\nbody --- here\n---\nmore", "---\ntitle: 日本語\n...\n本文です\n", "---\n---", "---\n---\n",
