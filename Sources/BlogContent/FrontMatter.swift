@@ -29,9 +29,14 @@ public struct SplitDocument: Sendable {
     /// file's text, which saves copying nearly every byte of every file once more.
     public static func splitHead(_ text: String, path: String) throws -> (yaml: String?, yamlFirstLine: Int, bodyOffset: Int, bodyFirstLine: Int) {
         var text = text
+        return try text.withUTF8 { try splitHead(utf8: $0, path: path) }
+    }
+
+    /// `splitHead(_:path:)` of a file's bytes, which must be valid UTF-8 (`SourceText.readUTF8`).
+    public static func splitHead(utf8 bytes: UnsafeBufferPointer<UInt8>, path: String) throws -> (yaml: String?, yamlFirstLine: Int, bodyOffset: Int, bodyFirstLine: Int) {
         // The text is valid UTF-8 and the fences are whole ASCII lines, so the parts are cut at
         // UTF-8 offsets without decoding or validating again.
-        let cut: (yaml: Range<Int>, body: Int, bodyLine: Int)? = try text.withUTF8 { bytes in
+        let cut: (yaml: Range<Int>, body: Int, bodyLine: Int)? = try {
             let count = bytes.count
             /// End of the line starting at `start` (index of its `\n`, or `count`).
             func lineEnd(_ start: Int) -> Int {
@@ -68,13 +73,11 @@ public struct SplitDocument: Sendable {
                 line += 1
             }
             throw Diagnostic.error("the front matter starting here is not closed by a '---' line", at: SourceLocation(file: path, line: 1, column: 1))
-        }
+        }()
         guard let cut else {
             return (yaml: nil, yamlFirstLine: 1, bodyOffset: 0, bodyFirstLine: 1)
         }
-        let utf8 = text.utf8
-        func index(_ offset: Int) -> String.Index { utf8.index(utf8.startIndex, offsetBy: offset) }
-        let yaml = String(text[index(cut.yaml.lowerBound)..<index(cut.yaml.upperBound)])
+        let yaml = String(decoding: UnsafeBufferPointer(rebasing: bytes[cut.yaml]), as: UTF8.self)
         return (yaml: yaml, yamlFirstLine: 2, bodyOffset: cut.body, bodyFirstLine: cut.bodyLine)
     }
 }

@@ -59,15 +59,40 @@ public enum SourceText {
         return bytes
     }
 
+    /// `read(path:displayPath:)` as bytes: the file's UTF-8, checked like `read`, with the
+    /// byte-order mark dropped and CRLF folded, and no String made (copying a file into a String
+    /// costs about an instruction a byte) for callers that work on the bytes.
+    public static func readUTF8(path: String, displayPath: String) throws -> [UInt8] {
+        let bytes: [UInt8]
+        do {
+            bytes = try readBytes(path)
+        } catch {
+            throw Diagnostic.error("cannot read the file: \(reason(error))", at: SourceLocation(file: displayPath))
+        }
+        let (start, hasCR) = try check(bytes, displayPath: displayPath)
+        if hasCR { return Array(try decode(bytes, displayPath: displayPath).utf8) }
+        return start == 0 ? bytes : Array(bytes[start...])
+    }
+
     public static func decode(_ bytes: [UInt8], displayPath: String) throws -> String {
+        let (start, hasCR) = try check(bytes, displayPath: displayPath)
+        // Checked above, so the String is made without the standard library validating again.
+        var text = bytes[start...].withUnsafeBufferPointer({ SourceText.stringFromValidUTF8($0) }) ?? ""
+        if hasCR {
+            text = text.replacingOccurrences(of: "\r\n", with: "\n")
+        }
+        return text
+    }
+
+    /// Where the text starts (after a byte-order mark) and whether it has a CR; throws the place
+    /// of the first bad byte when the bytes are not valid UTF-8.
+    static func check(_ bytes: [UInt8], displayPath: String) throws -> (start: Int, hasCR: Bool) {
         var start = 0
         if bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF { start = 3 }
         let body = bytes[start...]
         let hasCR = body.withUnsafeBufferPointer { $0.baseAddress.map { memchr($0, 0x0D, body.count) != nil } ?? false }
-        // One pass checks the bytes (ASCII eight at a time); the String is then made without the
-        // standard library validating them a second time.
         let firstBad = firstInvalidUTF8(body)
-        guard firstBad == nil, var text = body.withUnsafeBufferPointer({ SourceText.stringFromValidUTF8($0) }) else {
+        guard firstBad == nil else {
             let bad = firstBad ?? body.startIndex
             var line = 1
             var column = 1
@@ -82,10 +107,7 @@ public enum SourceText {
             throw Diagnostic.error(String(format: "the file is not valid UTF-8 (byte 0x%02X); save it as UTF-8", body[bad]),
                                    at: SourceLocation(file: displayPath, line: line, column: column))
         }
-        if hasCR {
-            text = text.replacingOccurrences(of: "\r\n", with: "\n")
-        }
-        return text
+        return (start, hasCR)
     }
 
     /// A String from bytes already known to be valid UTF-8 (nil only for an empty buffer's base).

@@ -73,6 +73,10 @@ final class FrontMatterTests: XCTestCase {
             XCTAssertEqual(head.yamlFirstLine, doc.yamlFirstLine, text)
             XCTAssertEqual(head.bodyFirstLine, doc.bodyFirstLine, text)
             XCTAssertEqual(String(decoding: Array(text.utf8)[head.bodyOffset...], as: UTF8.self), doc.body, text)
+            let fromBytes = try Array(text.utf8).withUnsafeBufferPointer { try SplitDocument.splitHead(utf8: $0, path: "a.md") }
+            XCTAssertEqual(fromBytes.yaml, head.yaml, text)
+            XCTAssertEqual(fromBytes.bodyOffset, head.bodyOffset, text)
+            XCTAssertEqual(fromBytes.bodyFirstLine, head.bodyFirstLine, text)
         }
         XCTAssertThrowsError(try SplitDocument.splitHead("---\ntitle: x\n", path: "a.md"))
     }

@@ -119,6 +119,34 @@ final class CoreTests: XCTestCase {
         }
     }
 
+    /// `readUTF8` gives the bytes of what `read` gives, and the same errors.
+    func testReadUTF8MatchesRead() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("blog-core-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let files: [[UInt8]] = [[], Array("plain ascii\n".utf8), Array("---\ntitle: 日本語\n---\n本文🍣\n".utf8),
+                                [0xEF, 0xBB, 0xBF] + Array("bom 日本\n".utf8), Array("a\r\nb\rc\r\n日本\r\n".utf8),
+                                [0xEF, 0xBB, 0xBF] + Array("x\r\ny".utf8), [0xEF, 0xBB], Array(String(repeating: "漢字かなabc", count: 2000).utf8)]
+        for (k, bytes) in files.enumerated() {
+            let path = folder.appendingPathComponent("f\(k).md").path
+            XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+            // Both give the bytes, or both the same error (a cut-off byte-order mark is not UTF-8).
+            func outcome(_ body: () throws -> [UInt8]) -> String {
+                do { return "\(try body())" } catch { return "\(error)" }
+            }
+            XCTAssertEqual(outcome { try SourceText.readUTF8(path: path, displayPath: "f.md") },
+                           outcome { Array(try SourceText.read(path: path, displayPath: "f.md").utf8) }, "file \(k)")
+        }
+        let bad = folder.appendingPathComponent("bad.md").path
+        XCTAssertTrue(FileManager.default.createFile(atPath: bad, contents: Data(Array("ok\n日本".utf8) + [0xE3, 0x81] + Array("x".utf8))))
+        XCTAssertThrowsError(try SourceText.readUTF8(path: bad, displayPath: "bad.md")) { error in
+            XCTAssertEqual((error as? Diagnostic)?.description, "bad.md:2:3: error: the file is not valid UTF-8 (byte 0xE3); save it as UTF-8")
+        }
+        XCTAssertThrowsError(try SourceText.readUTF8(path: folder.appendingPathComponent("missing.md").path, displayPath: "missing.md")) { error in
+            XCTAssertEqual((error as? Diagnostic)?.description, "missing.md: error: cannot read the file: no such file")
+        }
+    }
+
     func testBOMAndCRLF() throws {
         XCTAssertEqual(try SourceText.decode([0xEF, 0xBB, 0xBF] + Array("a\r\nb".utf8), displayPath: "x"), "a\nb")
     }
