@@ -118,11 +118,12 @@ public struct ContentLoader {
     }
 
     func loadFile(_ path: String, root: String, renderer: MarkdownRenderer, diagnostics: inout [Diagnostic]) -> Loaded {
-        let text: String
-        let document: SplitDocument
+        // The file stays bytes: the front matter is cut from them and the body rendered from them.
+        let text: [UInt8]
+        let document: (yaml: String?, yamlFirstLine: Int, bodyOffset: Int, bodyFirstLine: Int)
         do {
-            text = try SourceText.read(path: root + path, displayPath: path)
-            document = try SplitDocument.split(text, path: path)
+            text = try SourceText.readUTF8(path: root + path, displayPath: path)
+            document = try text.withUnsafeBufferPointer { try SplitDocument.splitHead(utf8: $0, path: path) }
         } catch let diagnostic as Diagnostic {
             diagnostics.append(diagnostic)
             return .failed
@@ -147,7 +148,8 @@ public struct ContentLoader {
             diagnostics.append(.error("missing 'date' in the front matter (ISO 8601, e.g. date: 2020-02-06T10:00:00+09:00)", at: SourceLocation(file: path, line: 1, column: 1)))
             return .failed
         }
-        let rendered = renderer.render(document.body)
+        // The body is cut from the checked text after a line end, so it is valid UTF-8 too.
+        let rendered = text.withUnsafeBufferPointer { renderer.render(validUTF8: UnsafeBufferPointer(rebasing: $0[document.bodyOffset...])) }
         if isPost {
             guard let date = front.date else { return .failed }
             let slug = front.slug ?? front.id ?? derivedSlug(title: title, fileName: (path as NSString).lastPathComponent)

@@ -15,10 +15,28 @@ public struct SplitDocument: Sendable {
     /// Splits at line-anchored `---` fences: the first line must be `---` and the front matter ends at
     /// the next line that is `---` or `...` (trailing spaces allowed). A `---` elsewhere is Markdown.
     public static func split(_ text: String, path: String) throws -> SplitDocument {
+        let head = try splitHead(text, path: path)
+        guard head.bodyOffset > 0 else {
+            return SplitDocument(yaml: head.yaml, yamlFirstLine: head.yamlFirstLine, body: text, bodyFirstLine: head.bodyFirstLine)
+        }
+        let utf8 = text.utf8
+        let body = String(text[utf8.index(utf8.startIndex, offsetBy: head.bodyOffset)...])
+        return SplitDocument(yaml: head.yaml, yamlFirstLine: head.yamlFirstLine, body: body, bodyFirstLine: head.bodyFirstLine)
+    }
+
+    /// `split` without making the body: the YAML and the UTF-8 offset in `text` where the body
+    /// starts (0 when there is no front matter). The loader renders the body straight from the
+    /// file's text, which saves copying nearly every byte of every file once more.
+    public static func splitHead(_ text: String, path: String) throws -> (yaml: String?, yamlFirstLine: Int, bodyOffset: Int, bodyFirstLine: Int) {
         var text = text
+        return try text.withUTF8 { try splitHead(utf8: $0, path: path) }
+    }
+
+    /// `splitHead(_:path:)` of a file's bytes, which must be valid UTF-8 (`SourceText.readUTF8`).
+    public static func splitHead(utf8 bytes: UnsafeBufferPointer<UInt8>, path: String) throws -> (yaml: String?, yamlFirstLine: Int, bodyOffset: Int, bodyFirstLine: Int) {
         // The text is valid UTF-8 and the fences are whole ASCII lines, so the parts are cut at
         // UTF-8 offsets without decoding or validating again.
-        let cut: (yaml: Range<Int>, body: Int, bodyLine: Int)? = try text.withUTF8 { bytes in
+        let cut: (yaml: Range<Int>, body: Int, bodyLine: Int)? = try {
             let count = bytes.count
             /// End of the line starting at `start` (index of its `\n`, or `count`).
             func lineEnd(_ start: Int) -> Int {
@@ -55,15 +73,12 @@ public struct SplitDocument: Sendable {
                 line += 1
             }
             throw Diagnostic.error("the front matter starting here is not closed by a '---' line", at: SourceLocation(file: path, line: 1, column: 1))
-        }
+        }()
         guard let cut else {
-            return SplitDocument(yaml: nil, yamlFirstLine: 1, body: text, bodyFirstLine: 1)
+            return (yaml: nil, yamlFirstLine: 1, bodyOffset: 0, bodyFirstLine: 1)
         }
-        let utf8 = text.utf8
-        func index(_ offset: Int) -> String.Index { utf8.index(utf8.startIndex, offsetBy: offset) }
-        let yaml = String(text[index(cut.yaml.lowerBound)..<index(cut.yaml.upperBound)])
-        let body = String(text[index(cut.body)...])
-        return SplitDocument(yaml: yaml, yamlFirstLine: 2, body: body, bodyFirstLine: cut.bodyLine)
+        let yaml = String(decoding: UnsafeBufferPointer(rebasing: bytes[cut.yaml]), as: UTF8.self)
+        return (yaml: yaml, yamlFirstLine: 2, bodyOffset: cut.body, bodyFirstLine: cut.bodyLine)
     }
 }
 
@@ -109,6 +124,8 @@ public struct FrontMatter: Sendable {
             diagnostics.append(.error("front matter must be a mapping of keys to values", at: at(root)))
             return result
         }
+        // One allocation for the key lines instead of regrowing the dictionary for the 3rd, 5th... key.
+        result.keyLines.reserveCapacity(pairs.count)
         var createdAt: PostDate?
         var updatedAt: PostDate?
         var isPrivate = false
@@ -182,6 +199,7 @@ public struct FrontMatter: Sendable {
         if let scalar = value.scalar {
             names = scalar.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "　" || $0 == "\t" }).map(String.init)
         } else if let items = value.sequence {
+            names.reserveCapacity(items.count)
             for item in items {
                 if let scalar = item.scalar {
                     let trimmed = scalar.trimmingBlanks
@@ -195,7 +213,23 @@ public struct FrontMatter: Sendable {
         } else {
             diagnostics.append(.error("'tags' must be a list or a text, not \(value.typeName)", at: at(value)))
         }
-        var seen = Set<String>()
-        return names.filter { seen.insert(Tag.key(for: $0)).inserted }
+        // The first of the names with one key stays. A post has a handful of tags: comparing
+        // with the keys so far costs less than hashing each into a Set (which long lists still use).
+        if names.count > 16 {
+            var seen = Set<String>()
+            return names.filter { seen.insert(Tag.key(for: $0)).inserted }
+        }
+        var keys: [String] = []
+        keys.reserveCapacity(names.count)
+        var kept: [String] = []
+        kept.reserveCapacity(names.count)
+        for name in names {
+            let key = Tag.key(for: name)
+            if !keys.contains(key) {
+                keys.append(key)
+                kept.append(name)
+            }
+        }
+        return kept
     }
 }

@@ -59,15 +59,40 @@ public enum SourceText {
         return bytes
     }
 
+    /// `read(path:displayPath:)` as bytes: the file's UTF-8, checked like `read`, with the
+    /// byte-order mark dropped and CRLF folded, and no String made (copying a file into a String
+    /// costs about an instruction a byte) for callers that work on the bytes.
+    public static func readUTF8(path: String, displayPath: String) throws -> [UInt8] {
+        let bytes: [UInt8]
+        do {
+            bytes = try readBytes(path)
+        } catch {
+            throw Diagnostic.error("cannot read the file: \(reason(error))", at: SourceLocation(file: displayPath))
+        }
+        let (start, hasCR) = try check(bytes, displayPath: displayPath)
+        if hasCR { return Array(try decode(bytes, displayPath: displayPath).utf8) }
+        return start == 0 ? bytes : Array(bytes[start...])
+    }
+
     public static func decode(_ bytes: [UInt8], displayPath: String) throws -> String {
+        let (start, hasCR) = try check(bytes, displayPath: displayPath)
+        // Checked above, so the String is made without the standard library validating again.
+        var text = bytes[start...].withUnsafeBufferPointer({ SourceText.stringFromValidUTF8($0) }) ?? ""
+        if hasCR {
+            text = text.replacingOccurrences(of: "\r\n", with: "\n")
+        }
+        return text
+    }
+
+    /// Where the text starts (after a byte-order mark) and whether it has a CR; throws the place
+    /// of the first bad byte when the bytes are not valid UTF-8.
+    static func check(_ bytes: [UInt8], displayPath: String) throws -> (start: Int, hasCR: Bool) {
         var start = 0
         if bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF { start = 3 }
         let body = bytes[start...]
         let hasCR = body.withUnsafeBufferPointer { $0.baseAddress.map { memchr($0, 0x0D, body.count) != nil } ?? false }
-        // One pass checks the bytes (ASCII eight at a time); the String is then made without the
-        // standard library validating them a second time.
         let firstBad = firstInvalidUTF8(body)
-        guard firstBad == nil, var text = body.withUnsafeBufferPointer({ SourceText.stringFromValidUTF8($0) }) else {
+        guard firstBad == nil else {
             let bad = firstBad ?? body.startIndex
             var line = 1
             var column = 1
@@ -82,10 +107,7 @@ public enum SourceText {
             throw Diagnostic.error(String(format: "the file is not valid UTF-8 (byte 0x%02X); save it as UTF-8", body[bad]),
                                    at: SourceLocation(file: displayPath, line: line, column: column))
         }
-        if hasCR {
-            text = text.replacingOccurrences(of: "\r\n", with: "\n")
-        }
-        return text
+        return (start, hasCR)
     }
 
     /// A String from bytes already known to be valid UTF-8 (nil only for an empty buffer's base).
@@ -102,16 +124,43 @@ public enum SourceText {
     }
 
     /// Offset of the first byte that starts an invalid UTF-8 sequence in `buffer`, or nil.
+    ///
+    /// The hot cases get word-sized checks: ASCII eight bytes at a time (a mixed word skips its
+    /// leading ASCII bytes at once), and runs of three-byte characters whose lead byte allows every
+    /// continuation byte (E1–EC, EE, EF: nearly all kana and kanji) two characters per 8-byte load.
+    /// Everything else, and every byte such a check does not accept, goes through the exact
+    /// per-sequence check, so the offset reported is the same as a plain scalar-by-scalar check's.
     public static func firstInvalidUTF8(_ buffer: UnsafeBufferPointer<UInt8>) -> Int? {
         guard let p = buffer.baseAddress else { return nil }
         let n = buffer.count
         let raw = UnsafeRawPointer(p)
+        // Bit k set: a lead byte 0xEk is followed by any two continuation bytes (not E0, not ED).
+        let openLeads: UInt64 = 0xDFFE
         var i = 0
         while i < n {
-            // ASCII runs eight bytes at a time.
-            if i + 8 <= n && raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
-                i += 8
-                continue
+            if i + 8 <= n {
+                let high = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080
+                if high == 0 {
+                    i += 8
+                    continue
+                }
+                i += high.trailingZeroBitCount &>> 3
+                // Two three-byte characters a load: bytes 0 and 3 are 1110xxxx, the others 10xxxxxx.
+                while i + 8 <= n {
+                    let w = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                    guard w & 0xC0C0_F0C0_C0F0 == 0x8080_E080_80E0,
+                          (openLeads &>> (w & 0x0F)) & (openLeads &>> ((w &>> 24) & 0x0F)) & 1 != 0 else { break }
+                    i += 6
+                }
+                // One more, or the first that is not.
+                if i + 4 <= n {
+                    let w = raw.loadUnaligned(fromByteOffset: i, as: UInt32.self)
+                    if w & 0xC0_C0F0 == 0x80_80E0 && (openLeads &>> UInt64(w & 0x0F)) & 1 != 0 {
+                        i += 3
+                        continue
+                    }
+                }
+                if i >= n { break }
             }
             let b = p[i]
             if b < 0x80 {
@@ -125,19 +174,6 @@ public enum SourceText {
                 continue
             }
             if b < 0xF0 {
-                // Kana and kanji: runs of three-byte characters whose lead byte needs no range check
-                // of its first continuation byte (not E0, not ED) are checked two continuation bytes
-                // at a time.
-                if b != 0xE0 && b != 0xED && i + 2 < n {
-                    var k = i
-                    repeat {
-                        let pair = raw.loadUnaligned(fromByteOffset: k + 1, as: UInt16.self)
-                        guard pair & 0xC0C0 == 0x8080 else { return k }
-                        k += 3
-                    } while k + 2 < n && p[k] & 0xF0 == 0xE0 && p[k] != 0xE0 && p[k] != 0xED
-                    i = k
-                    continue
-                }
                 guard i + 2 < n else { return i }
                 let c1 = p[i + 1]
                 guard c1 & 0xC0 == 0x80, p[i + 2] & 0xC0 == 0x80,

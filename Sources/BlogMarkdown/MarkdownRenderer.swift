@@ -94,7 +94,15 @@ public struct MarkdownRenderer: Sendable {
 
     /// Renders one document. Parses with cmark, applies the dialect on the tree, renders with cmark.
     public func render(_ markdown: String) -> RenderedMarkdown {
-        var source = Array(markdown.utf8)
+        var markdown = markdown
+        return markdown.withUTF8 { render(validUTF8: $0) }
+    }
+
+    /// `render(_:)` of bytes that must be valid UTF-8 (e.g. a part of a String cut before an
+    /// ASCII byte): a file's body is rendered from the file's text without copying it out first.
+    public func render(validUTF8 markdown: UnsafeBufferPointer<UInt8>) -> RenderedMarkdown {
+        assert(String(validating: markdown, as: UTF8.self) != nil, "render(validUTF8:) was given invalid UTF-8")
+        var source = Array(markdown)
         var prepass: Prepass?
         if options.qiitaExtensions {
             let p = Prepass.run(source)

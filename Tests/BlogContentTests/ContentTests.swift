@@ -49,6 +49,38 @@ final class FrontMatterTests: XCTestCase {
         }
     }
 
+    /// Duplicate tags (same key) keep the first spelling, in short lists and in long ones.
+    func testDuplicateTagsKeepTheFirstSpelling() {
+        var diagnostics: [Diagnostic] = []
+        func tags(_ yaml: String) -> [String] {
+            FrontMatter.parse(yaml, firstLine: 2, path: "a", zone: tokyo, diagnostics: &diagnostics).tags
+        }
+        XCTAssertEqual(tags("tags: [iOS, Swift, IOS, ｓｗｉｆｔ, ios, Xcode, swift]"), ["iOS", "Swift", "Xcode"])
+        XCTAssertEqual(tags("tags: swift SWIFT Swift"), ["swift"])
+        let many = (0..<40).map { "t\($0 % 25)" } + ["T3", "Ｔ24", "new"]
+        XCTAssertEqual(tags("tags: [\(many.joined(separator: ", "))]"), (0..<25).map { "t\($0)" } + ["new"])
+        XCTAssertTrue(diagnostics.isEmpty)
+    }
+
+    /// The loader renders from `splitHead`'s offset; it must name the same body as `split`.
+    func testSplitHeadAgreesWithSplit() throws {
+        let texts = ["---\ntitle: x\n---\nbody --- here\n---\nmore", "---\ntitle: 日本語\n...\n本文です\n", "---\n---", "---\n---\n",
+                     "---  \ntitle: x\n---\t\n\n# 見出し\n", "no front matter\n---\n", "", "---\r\ntitle: x\n---\nb"]
+        for text in texts {
+            let doc = try SplitDocument.split(text, path: "a.md")
+            let head = try SplitDocument.splitHead(text, path: "a.md")
+            XCTAssertEqual(head.yaml, doc.yaml, text)
+            XCTAssertEqual(head.yamlFirstLine, doc.yamlFirstLine, text)
+            XCTAssertEqual(head.bodyFirstLine, doc.bodyFirstLine, text)
+            XCTAssertEqual(String(decoding: Array(text.utf8)[head.bodyOffset...], as: UTF8.self), doc.body, text)
+            let fromBytes = try Array(text.utf8).withUnsafeBufferPointer { try SplitDocument.splitHead(utf8: $0, path: "a.md") }
+            XCTAssertEqual(fromBytes.yaml, head.yaml, text)
+            XCTAssertEqual(fromBytes.bodyOffset, head.bodyOffset, text)
+            XCTAssertEqual(fromBytes.bodyFirstLine, head.bodyFirstLine, text)
+        }
+        XCTAssertThrowsError(try SplitDocument.splitHead("---\ntitle: x\n", path: "a.md"))
+    }
+
     func testQiitaCLIFileLoadsAsIs() {
         let yaml = """
         title: 【Swift】Codableで日付を扱う
@@ -200,6 +232,66 @@ final class TextMeasureTests: XCTestCase {
         XCTAssertEqual(Post.excerpt("あいうえお", limit: 3), "あいう…")
         XCTAssertEqual(Post.excerpt("か\u{3099}きく", limit: 1), "か\u{3099}…")
         XCTAssertEqual(Post.excerpt("ab 😀 cd", limit: 4), "ab 😀…")
+    }
+
+    /// Minutes round half up, so 300 words are 2 minutes and 299 are 1 (likewise 750 and 749
+    /// Japanese characters): one word or character counted wrongly changes the result.
+    func testCountsAtTheRoundingEdgeWithWordsOfEveryLengthAndPlace() {
+        var generator = SystemRandomNumberGenerator()
+        let letters = Array("abcxyzABCXYZ0189".utf8)
+        let separators = [" ", "  ", "-", "_", ".", ", ", "\n", "@", "[", "`", "{", "/", ":", "~", "。", "「", "\u{3000}", "—", "   \t  "]
+        for _ in 0..<200 {
+            for (count, minutes) in [(300, 2), (299, 1)] {
+                var text = separators.randomElement(using: &generator)!
+                for _ in 0..<count {
+                    let length = Int.random(in: 1...19, using: &generator)
+                    text += String(decoding: (0..<length).map { _ in letters.randomElement(using: &generator)! }, as: UTF8.self)
+                    text += separators.randomElement(using: &generator)!
+                }
+                if Bool.random(using: &generator) { text.removeLast() }
+                XCTAssertEqual(Post.readingMinutes(text), minutes, text)
+                XCTAssertEqual(Post.readingMinutes(text), Self.referenceMinutes(text), text)
+            }
+        }
+        let japanese = ["あ", "ん", "ア", "ヶ", "ー", "漢", "一", "龥", "㐀"]
+        let between = ["", "", "。", "、", " ", "-", "「」", "\n", "!?", "........"]
+        for _ in 0..<200 {
+            for (count, minutes) in [(750, 2), (749, 1)] {
+                var text = ""
+                for _ in 0..<count {
+                    text += between.randomElement(using: &generator)! + japanese.randomElement(using: &generator)!
+                }
+                XCTAssertEqual(Post.readingMinutes(text), minutes)
+                XCTAssertEqual(Post.readingMinutes(text), Self.referenceMinutes(text))
+            }
+        }
+    }
+
+    func testExcerptCutsAndFoldsLikeTheDefinition() {
+        var generator = SystemRandomNumberGenerator()
+        let pieces = ["a", "word ", "  ", "\n\n", "\t", "\r\n", "\u{3000}", "日本語", "かな", "。", "é", "e\u{301}", "か\u{3099}", "😀", "𠮷", "\u{2028}", "\u{85}"]
+        for _ in 0..<500 {
+            let text = (0..<Int.random(in: 0...120, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            for limit in [0, 1, 2, 7, 50, 140, 1000] {
+                XCTAssertEqual(Post.excerpt(text, limit: limit), Self.referenceExcerpt(text, limit: limit), "\(limit): \(text)")
+            }
+        }
+        XCTAssertEqual(Post.excerpt("", limit: 5), "")
+        XCTAssertEqual(Post.excerpt("   \n ", limit: 5), "")
+        XCTAssertEqual(Post.excerpt("ab cd", limit: 3), "ab…")
+        XCTAssertEqual(Post.excerpt("ab cd", limit: 5), "ab cd")
+        XCTAssertEqual(Post.excerpt("😀😀😀", limit: 2), "😀😀…")
+        // Combining marks after the cut are kept however many there are: more than the small
+        // buffer a short excerpt is written into.
+        for count in [1, 100, 300, 2000] {
+            let marks = "ab" + String(repeating: "\u{301}", count: count) + " cd"
+            XCTAssertEqual(Post.excerpt(marks, limit: 2), "ab" + String(repeating: "\u{301}", count: count) + "…")
+            XCTAssertEqual(Post.excerpt(marks, limit: 0), "…")
+            // Marks count as characters; they only never start the cut.
+            XCTAssertEqual(Post.excerpt(marks, limit: count + 5), marks)
+            XCTAssertEqual(Post.excerpt(marks, limit: 10), Self.referenceExcerpt(marks, limit: 10))
+            XCTAssertEqual(Post.excerpt(marks, limit: 3), Self.referenceExcerpt(marks, limit: 3))
+        }
     }
 
     func testMatchesScalarPropertiesOnRandomText() {

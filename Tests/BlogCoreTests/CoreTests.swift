@@ -65,6 +65,88 @@ final class CoreTests: XCTestCase {
         }
     }
 
+    /// Offset of the first invalid sequence as the standard library's UTF-8 parser sees it.
+    private func referenceFirstInvalid(_ bytes: [UInt8]) -> Int? {
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var offset = 0
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let encoded): offset += encoded.count
+            case .emptyInput: return nil
+            case .error: return offset
+            }
+        }
+    }
+
+    func testValidationReportsTheExactFirstBadOffsetAtEveryPosition() throws {
+        // Long runs of kana and kanji (the two-characters-a-load path), the three-byte leads that
+        // need a range check (E0, ED) inside such runs, ASCII runs of every length around them.
+        let texts = ["日本語のテキストです。カタカナと漢字が続きます", "a日本b語cd", "\u{800}日\u{D7FF}本\u{E000}語\u{FFFF}",
+                     "abcdefghijklmnop日本語", "日本語abcdefghijklmnop", "é日🍣本ßa語\u{10FFFF}", String(repeating: "漢", count: 40)]
+        let bad: [[UInt8]] = [[0x80], [0xBF], [0xC0, 0x80], [0xC1, 0xBF], [0xC2], [0xC2, 0x41], [0xE0, 0x80, 0x80], [0xE0, 0x9F, 0xBF],
+                              [0xED, 0xA0, 0x80], [0xED, 0xBF, 0xBF], [0xE3, 0x81], [0xE3, 0x41, 0x81], [0xE3, 0x81, 0x41], [0xE3, 0x81, 0xC0],
+                              [0xEF, 0xBF], [0xF0, 0x80, 0x80, 0x80], [0xF0, 0x8F, 0xBF, 0xBF], [0xF4, 0x90, 0x80, 0x80],
+                              [0xF5, 0x80, 0x80, 0x80], [0xF0, 0x9F, 0x8D], [0xF0, 0x9F, 0x8D, 0x41], [0xF8], [0xFE], [0xFF]]
+        for text in texts {
+            let valid = Array(text.utf8)
+            XCTAssertNil(SourceText.firstInvalidUTF8(valid[...]), text)
+            // Every cut of valid text that splits a character is reported at that character.
+            for cut in 0...valid.count {
+                let prefix = Array(valid[..<cut])
+                XCTAssertEqual(SourceText.firstInvalidUTF8(prefix[...]), referenceFirstInvalid(prefix), "\(text) cut at \(cut)")
+            }
+            for sequence in bad {
+                for position in 0...valid.count {
+                    var bytes = valid
+                    bytes.insert(contentsOf: sequence, at: position)
+                    let expected = referenceFirstInvalid(bytes)
+                    XCTAssertNotNil(expected)
+                    XCTAssertEqual(SourceText.firstInvalidUTF8(bytes[...]), expected, "\(sequence) at \(position) of \(text)")
+                    // Overwriting instead of inserting, too (a character's continuation bytes replaced).
+                    var overwritten = valid
+                    for (k, byte) in sequence.enumerated() where position + k < overwritten.count { overwritten[position + k] = byte }
+                    XCTAssertEqual(SourceText.firstInvalidUTF8(overwritten[...]), referenceFirstInvalid(overwritten), "\(sequence) over \(position) of \(text)")
+                }
+            }
+        }
+    }
+
+    func testInvalidUTF8LineAndColumnAfterJapanese() {
+        let bytes = Array("---\ntitle: 日本語\n---\n漢字かなabc".utf8) + [0xE3, 0x81] + Array("です".utf8)
+        XCTAssertThrowsError(try SourceText.decode(bytes, displayPath: "p.md")) { error in
+            XCTAssertEqual((error as? Diagnostic)?.description, "p.md:4:8: error: the file is not valid UTF-8 (byte 0xE3); save it as UTF-8")
+        }
+    }
+
+    /// `readUTF8` gives the bytes of what `read` gives, and the same errors.
+    func testReadUTF8MatchesRead() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("blog-core-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let files: [[UInt8]] = [[], Array("plain ascii\n".utf8), Array("---\ntitle: 日本語\n---\n本文🍣\n".utf8),
+                                [0xEF, 0xBB, 0xBF] + Array("bom 日本\n".utf8), Array("a\r\nb\rc\r\n日本\r\n".utf8),
+                                [0xEF, 0xBB, 0xBF] + Array("x\r\ny".utf8), [0xEF, 0xBB], Array(String(repeating: "漢字かなabc", count: 2000).utf8)]
+        for (k, bytes) in files.enumerated() {
+            let path = folder.appendingPathComponent("f\(k).md").path
+            XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+            // Both give the bytes, or both the same error (a cut-off byte-order mark is not UTF-8).
+            func outcome(_ body: () throws -> [UInt8]) -> String {
+                do { return "\(try body())" } catch { return "\(error)" }
+            }
+            XCTAssertEqual(outcome { try SourceText.readUTF8(path: path, displayPath: "f.md") },
+                           outcome { Array(try SourceText.read(path: path, displayPath: "f.md").utf8) }, "file \(k)")
+        }
+        let bad = folder.appendingPathComponent("bad.md").path
+        XCTAssertTrue(FileManager.default.createFile(atPath: bad, contents: Data(Array("ok\n日本".utf8) + [0xE3, 0x81] + Array("x".utf8))))
+        XCTAssertThrowsError(try SourceText.readUTF8(path: bad, displayPath: "bad.md")) { error in
+            XCTAssertEqual((error as? Diagnostic)?.description, "bad.md:2:3: error: the file is not valid UTF-8 (byte 0xE3); save it as UTF-8")
+        }
+        XCTAssertThrowsError(try SourceText.readUTF8(path: folder.appendingPathComponent("missing.md").path, displayPath: "missing.md")) { error in
+            XCTAssertEqual((error as? Diagnostic)?.description, "missing.md: error: cannot read the file: no such file")
+        }
+    }
+
     func testBOMAndCRLF() throws {
         XCTAssertEqual(try SourceText.decode([0xEF, 0xBB, 0xBF] + Array("a\r\nb".utf8), displayPath: "x"), "a\nb")
     }

@@ -3,6 +3,24 @@ import Dispatch
 import BlogMarkdown
 
 final class RenderAPITests: XCTestCase {
+    /// Rendering a part of a file's bytes gives what rendering the same text as a String gives.
+    func testRenderingValidUTF8BytesMatchesRenderingTheString() {
+        let documents = ["", "# 見出し\n\n本文です。`code` と **強調**\n", "```swift:main.swift\nlet x = 1\n```\n\n:::note info\n注意\n:::\n",
+                         "- [リンク](https://example.com)\n- ![画像](/a.png)\n\n| a | b |\n|---|---|\n| 1 | 2 |\n", "$$\nx^2\n$$\n脚注[^1]\n\n[^1]: です\n"]
+        let renderer = MarkdownRenderer()
+        for markdown in documents {
+            let expected = renderer.render(markdown)
+            let front = "---\ntitle: x\n---\n"
+            let bytes = Array((front + markdown).utf8)
+            let rendered = bytes.withUnsafeBufferPointer { renderer.render(validUTF8: UnsafeBufferPointer(rebasing: $0[front.utf8.count...])) }
+            XCTAssertEqual(rendered.html, expected.html, markdown)
+            XCTAssertEqual(rendered.plainText, expected.plainText, markdown)
+            XCTAssertEqual(rendered.codeText, expected.codeText, markdown)
+            XCTAssertEqual(rendered.headings, expected.headings, markdown)
+            XCTAssertEqual(rendered.links, expected.links, markdown)
+        }
+    }
+
     func testHeadingsAreReturnedWithUniqueIds() {
         let r = MarkdownRenderer().render("# 見出し\n\n## 見出し\n\n### Hello, World!\n")
         XCTAssertEqual(r.headings, [Heading(level: 1, text: "見出し", id: "見出し"),
