@@ -5,7 +5,7 @@
 /// Truthiness (sections and inverted sections): `null`, `false`, the empty list and the
 /// empty string are falsey; everything else (including `0` and every object) is truthy.
 /// Lambdas are always truthy for inverted sections.
-public indirect enum MustacheValue: Sendable {
+public enum MustacheValue: Sendable {
     case null
     case bool(Bool)
     case int(Int)
