@@ -108,13 +108,15 @@ struct Renderer {
 
     // MARK: Nodes
 
-    mutating func render(_ nodes: [Node], _ info: SourceInfo, into out: inout [UInt8], skipFirstLineStart: Bool = false) throws {
+    /// Renders `ops` (a body's `Op` list; its owner keeps the nodes alive for the whole call).
+    mutating func render(_ ops: [Op], _ info: SourceInfo, into out: inout [UInt8], skipFirstLineStart: Bool = false) throws {
         var first = skipFirstLineStart
         var index = 0
-        while index < nodes.count {
+        while index < ops.count {
             defer { index += 1 }
-            switch nodes[index] {
-            case .text(let text):
+            switch ops[index] {
+            case .text(let ref):
+                unowned(unsafe) let text = ref.takeUnretainedValue()
                 if indent.isEmpty || text.lineStarts.isEmpty {
                     out.append(contentsOf: text.bytes)
                 } else {
@@ -126,7 +128,8 @@ struct Renderer {
                     }
                     out.append(contentsOf: text.bytes[from...])
                 }
-            case .variable(let variable):
+            case .variable(let ref):
+                unowned(unsafe) let variable = ref.takeUnretainedValue()
                 guard let value = lookup(variable.name) else { break }
                 switch value {
                 case .string(let s):
@@ -137,17 +140,21 @@ struct Renderer {
                     let s = value.interpolationText
                     if variable.escaped { appendEscaped(s, to: &out) } else { appendRaw(s, to: &out) }
                 }
-            case .section(let section):
+            case .section(let ref):
+                unowned(unsafe) let section = ref.takeUnretainedValue()
                 try renderSection(section, info, into: &out)
-            case .partial(let partial):
+            case .partial(let ref):
+                unowned(unsafe) let partial = ref.takeUnretainedValue()
                 guard let template = try resolve(partial.ref, isParent: false, info, partial.offset) else { break }
                 try include(template, indent: partial.indent, info, partial.offset, into: &out)
-            case .parent(let parent):
+            case .parent(let ref):
+                unowned(unsafe) let parent = ref.takeUnretainedValue()
                 guard let template = try resolve(parent.ref, isParent: true, info, parent.offset) else { break }
                 overrides.append(parent.blocks)
                 defer { overrides.removeLast() }
                 try include(template, indent: parent.indent, info, parent.offset, into: &out)
-            case .block(let block):
+            case .block(let ref):
+                unowned(unsafe) let block = ref.takeUnretainedValue()
                 try renderBlock(block, into: &out)
             }
             first = false
@@ -158,7 +165,7 @@ struct Renderer {
         let value = lookup(section.name) ?? .null
         if section.inverted {
             if case .lambda = value { return }
-            if !value.isTruthy { try render(section.body, info, into: &out) }
+            if !value.isTruthy { try render(section.ops, info, into: &out) }
             return
         }
         switch value {
@@ -168,7 +175,7 @@ struct Renderer {
             for item in items {
                 stack.append(item)
                 defer { stack.removeLast() }
-                try render(section.body, info, into: &out)
+                try render(section.ops, info, into: &out)
             }
         case .string(let s) where s.isEmpty:
             return
@@ -180,13 +187,13 @@ struct Renderer {
                 try renderTemplateText(body(), delimiters: section.delimiters, info, section.offset, into: &out)
             case .rendered(let body):
                 var inner: [UInt8] = []
-                try render(section.body, info, into: &inner)
+                try render(section.ops, info, into: &inner)
                 appendRaw(body(String(decoding: inner, as: UTF8.self)), to: &out)
             }
         default:
             stack.append(value)
             defer { stack.removeLast() }
-            try render(section.body, info, into: &out)
+            try render(section.ops, info, into: &out)
         }
     }
 
@@ -228,7 +235,8 @@ struct Renderer {
         defer { indent = saved }
         try enter(lambdaInfo, offset: 0)
         defer { depth -= 1 }
-        try render(template.nodes, lambdaInfo, into: &out)
+        // The ops do not retain their nodes: the template must outlive the walk.
+        try withExtendedLifetime(template) { try render(template.ops, lambdaInfo, into: &out) }
     }
 
     private func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
@@ -285,7 +293,7 @@ struct Renderer {
             indent = []
         }
         defer { indent = saved }
-        try render(template.nodes, template.info, into: &out)
+        try render(template.ops, template.info, into: &out)
     }
 
     private func argument(for name: String) -> Block? {
@@ -301,7 +309,7 @@ struct Renderer {
                 out.append(contentsOf: indent)
                 out.append(contentsOf: site.siteIndent)
             }
-            try render(site.body, site.source, into: &out)
+            try render(site.bodyOps, site.source, into: &out)
             return
         }
         try enter(argument.source, offset: 0)
@@ -311,14 +319,14 @@ struct Renderer {
         defer { indent = saved }
         if argument.bodyStartsLine {
             if !site.intrinsic.isEmpty { indent = saved + site.intrinsic }
-            try render(argument.dedentedBody, argument.source, into: &out, skipFirstLineStart: !atLineStart)
+            try render(argument.dedentedOps, argument.source, into: &out, skipFirstLineStart: !atLineStart)
         } else {
             if atLineStart {
                 out.append(contentsOf: saved)
                 out.append(contentsOf: site.intrinsic)
             }
             if !site.intrinsic.isEmpty { indent = saved + site.intrinsic }
-            try render(argument.dedentedBody, argument.source, into: &out)
+            try render(argument.dedentedOps, argument.source, into: &out)
         }
     }
 }

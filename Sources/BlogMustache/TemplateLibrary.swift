@@ -105,6 +105,6 @@ public final class TemplateLibrary: Sendable {
         }
         if buffer.capacity - buffer.count < 4096 { buffer.reserveCapacity(buffer.count + 16384) }
         var renderer = Renderer(library: self, context: context)
-        try renderer.render(template.nodes, template.info, into: &buffer)
+        try renderer.render(template.ops, template.info, into: &buffer)
     }
 }
