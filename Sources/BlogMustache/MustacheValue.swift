@@ -42,6 +42,31 @@ public enum MustacheValue: Sendable {
         return object.value(forKey: key, hash: hash)
     }
 
+    /// Where the member named `key` (hash `MustacheObject.hash(key)`) is stored when this is an
+    /// object: the address of the value inside this object's storage, read without a copy. Valid
+    /// while this value (and so its storage) is alive and not mutated.
+    @inlinable
+    func memberAddress(_ key: String, hash: UInt64) -> UnsafePointer<MustacheValue>? {
+        guard case .object(let object) = self else { return nil }
+        return object.valueAddress(forKey: key, hash: hash)
+    }
+
+    /// Appends the text `{{value}}` (escaped) or `{{{value}}}` produces, reading a string in
+    /// place. Returns the lambda instead when this is one (the caller renders it).
+    @inline(__always)
+    func appendInterpolation(escaped: Bool, to out: inout [UInt8]) -> MustacheLambda? {
+        switch self {
+        case .string(let s):
+            if escaped { appendEscaped(s, to: &out) } else { appendRaw(s, to: &out) }
+        case .lambda(let lambda):
+            return lambda
+        default:
+            let s = interpolationText
+            if escaped { appendEscaped(s, to: &out) } else { appendRaw(s, to: &out) }
+        }
+        return nil
+    }
+
     /// The member of an object, or nil (for a missing key or a non-object).
     public subscript(key: String) -> MustacheValue? {
         if case .object(let dict) = self { return dict[key] }
@@ -207,6 +232,24 @@ public struct MustacheObject: Sendable, ExpressibleByDictionaryLiteral {
             var i = 0
             while i < buffer.count {
                 if buffer[i].hash == hash && buffer[i].key == key { return i }
+                i += 1
+            }
+            return nil
+        }
+    }
+
+    /// The address of the value of the member named `key` (hash `hash`) in this object's
+    /// storage: valid while the object is alive and not mutated.
+    @inlinable
+    func valueAddress(forKey key: String, hash: UInt64) -> UnsafePointer<MustacheValue>? {
+        entries.withUnsafeBufferPointer { buffer -> UnsafePointer<MustacheValue>? in
+            var i = 0
+            while i < buffer.count {
+                if buffer[i].hash == hash && buffer[i].key == key {
+                    return UnsafeRawPointer(buffer.baseAddress! + i)
+                        .advanced(by: MemoryLayout<Entry>.offset(of: \Entry.value)!)
+                        .assumingMemoryBound(to: MustacheValue.self)
+                }
                 i += 1
             }
             return nil

@@ -48,23 +48,41 @@ enum TemplateRef: Sendable {
 /// Literal template text. `lineStarts` are the offsets in `bytes` where a line of the template
 /// source begins (offset == bytes.count: a line that begins with a tag); indentation of
 /// standalone partials is written there.
-final class TextNode: Sendable {
+final class TextNode: @unchecked Sendable {
     let bytes: [UInt8]
     let lineStarts: [Int]
+    /// Copies of `bytes` and `lineStarts` that the node owns and frees: the renderer appends from
+    /// them without retaining an array per text node (immutable, so safe to share).
+    let byteBuffer: UnsafeBufferPointer<UInt8>
+    let lineStartBuffer: UnsafeBufferPointer<Int>
 
     init(bytes: [UInt8], lineStarts: [Int]) {
         self.bytes = bytes
         self.lineStarts = lineStarts
+        let byteCopy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: bytes.count)
+        _ = byteCopy.initialize(from: bytes)
+        byteBuffer = UnsafeBufferPointer(byteCopy)
+        let startCopy = UnsafeMutableBufferPointer<Int>.allocate(capacity: lineStarts.count)
+        _ = startCopy.initialize(from: lineStarts)
+        lineStartBuffer = UnsafeBufferPointer(startCopy)
+    }
+
+    deinit {
+        byteBuffer.deallocate()
+        lineStartBuffer.deallocate()
     }
 }
 
-final class VariableNode: Sendable {
+final class VariableNode: @unchecked Sendable {
     let name: Name
+    /// `name`, unretained (`name` keeps it alive): handed to a lookup without a retain.
+    let nameRef: Unmanaged<Name>
     let escaped: Bool
     let offset: Int
 
     init(name: Name, escaped: Bool, offset: Int) {
         self.name = name
+        self.nameRef = .passUnretained(name)
         self.escaped = escaped
         self.offset = offset
     }

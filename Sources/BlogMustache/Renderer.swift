@@ -81,29 +81,39 @@ struct Renderer {
 
     // MARK: Lookup
 
+    /// The value `name` resolves to, copied (for sections, which push it on the stack).
     func lookup(_ name: Name) -> MustacheValue? {
-        if name.isImplicit { return stack.last }
-        let first = name.first
-        let firstHash = name.firstHash
-        var i = stack.count - 1
-        while i >= 0 {
-            // `member` reads the frame in place (no copy of the frame's value).
-            if let found = stack[i].member(first, hash: firstHash) {
-                if name.parts.count == 1 { return found }
-                let parts = name.parts
-                let hashes = name.hashes
-                var current = found
-                var k = 1
-                while k < parts.count {
-                    guard let next = current.member(parts[k], hash: hashes[k]) else { return nil }
-                    current = next
-                    k += 1
+        lookupAddress(name)?.pointee
+    }
+
+    /// Where the value `name` resolves to is stored: in a frame of `stack` or inside an object
+    /// one holds, read without copying (a copy of a value retains its payload). Valid only until
+    /// `stack` is next changed.
+    func lookupAddress(_ name: Name) -> UnsafePointer<MustacheValue>? {
+        stack.withUnsafeBufferPointer { frames -> UnsafePointer<MustacheValue>? in
+            guard let base = frames.baseAddress, !frames.isEmpty else { return nil }
+            if name.isImplicit { return base + (frames.count - 1) }
+            let first = name.first
+            let firstHash = name.firstHash
+            var i = frames.count - 1
+            while i >= 0 {
+                if let found = base[i].memberAddress(first, hash: firstHash) {
+                    let parts = name.parts
+                    if parts.count == 1 { return found }
+                    let hashes = name.hashes
+                    var current = found
+                    var k = 1
+                    while k < parts.count {
+                        guard let next = current.pointee.memberAddress(parts[k], hash: hashes[k]) else { return nil }
+                        current = next
+                        k += 1
+                    }
+                    return current
                 }
-                return current
+                i -= 1
             }
-            i -= 1
+            return nil
         }
-        return nil
     }
 
     // MARK: Nodes
@@ -117,27 +127,31 @@ struct Renderer {
             switch ops[index] {
             case .text(let ref):
                 unowned(unsafe) let text = ref.takeUnretainedValue()
-                if indent.isEmpty || text.lineStarts.isEmpty {
-                    out.append(contentsOf: text.bytes)
+                let bytes = text.byteBuffer
+                let lineStarts = text.lineStartBuffer
+                if indent.isEmpty || lineStarts.isEmpty {
+                    out.append(contentsOf: bytes)
                 } else {
                     var from = 0
-                    for start in text.lineStarts {
-                        out.append(contentsOf: text.bytes[from..<start])
+                    for start in lineStarts {
+                        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[from..<start]))
                         if !(first && start == 0) { out.append(contentsOf: indent) }
                         from = start
                     }
-                    out.append(contentsOf: text.bytes[from...])
+                    out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[from...]))
                 }
             case .variable(let ref):
                 unowned(unsafe) let variable = ref.takeUnretainedValue()
-                guard let value = lookup(variable.name) else { break }
-                switch value {
+                guard let address = variable.nameRef._withUnsafeGuaranteedRef({ lookupAddress($0) }) else { break }
+                // The value is read in place; a lambda is copied out before it renders (and may
+                // change the stack).
+                switch address.pointee {
                 case .string(let s):
                     if variable.escaped { appendEscaped(s, to: &out) } else { appendRaw(s, to: &out) }
                 case .lambda(let lambda):
                     try interpolate(lambda, escaped: variable.escaped, info, variable.offset, into: &out)
                 default:
-                    let s = value.interpolationText
+                    let s = address.pointee.interpolationText
                     if variable.escaped { appendEscaped(s, to: &out) } else { appendRaw(s, to: &out) }
                 }
             case .section(let ref):
