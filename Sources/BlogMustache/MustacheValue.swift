@@ -51,22 +51,6 @@ public enum MustacheValue: Sendable {
         return object.valueAddress(forKey: key, hash: hash)
     }
 
-    /// Appends the text `{{value}}` (escaped) or `{{{value}}}` produces, reading a string in
-    /// place. Returns the lambda instead when this is one (the caller renders it).
-    @inline(__always)
-    func appendInterpolation(escaped: Bool, to out: inout [UInt8]) -> MustacheLambda? {
-        switch self {
-        case .string(let s):
-            if escaped { appendEscaped(s, to: &out) } else { appendRaw(s, to: &out) }
-        case .lambda(let lambda):
-            return lambda
-        default:
-            let s = interpolationText
-            if escaped { appendEscaped(s, to: &out) } else { appendRaw(s, to: &out) }
-        }
-        return nil
-    }
-
     /// The member of an object, or nil (for a missing key or a non-object).
     public subscript(key: String) -> MustacheValue? {
         if case .object(let dict) = self { return dict[key] }

@@ -2,7 +2,7 @@
 
 /// Appends `text` with `&`, `<`, `>`, `"` and `'` replaced by entities.
 @inline(__always)
-func appendEscaped(_ text: String, to out: inout [UInt8]) {
+func appendEscaped(_ text: String, to out: inout OutputBuffer) {
     // Native strings are contiguous UTF-8: read in place, without a copy of the string.
     if text.utf8.withContiguousStorageIfAvailable({ appendEscaped($0, to: &out) }) != nil { return }
     var text = text
@@ -23,7 +23,7 @@ func mayNeedEscaping(_ word: UInt64) -> Bool {
     return ((a &- ones) & ~a | (b &- ones) & ~b | (c &- ones) & ~c) & highs != 0
 }
 
-func appendEscaped(_ buffer: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+func appendEscaped(_ buffer: UnsafeBufferPointer<UInt8>, to out: inout OutputBuffer) {
     guard let base = buffer.baseAddress else { return }
     var runStart = 0
     var i = 0
@@ -56,7 +56,7 @@ func appendEscaped(_ buffer: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) 
 }
 
 @inline(__always)
-func appendRaw(_ text: String, to out: inout [UInt8]) {
+func appendRaw(_ text: String, to out: inout OutputBuffer) {
     // One copy of the contiguous UTF-8 (a post's HTML is 5-20 KB): appending `text.utf8` as a
     // sequence went byte by byte.
     if text.utf8.withContiguousStorageIfAvailable({ out.append(contentsOf: $0) }) != nil { return }
@@ -119,7 +119,7 @@ struct Renderer {
     // MARK: Nodes
 
     /// Renders `ops` (a body's `Op` list; its owner keeps the nodes alive for the whole call).
-    mutating func render(_ ops: [Op], _ info: SourceInfo, into out: inout [UInt8], skipFirstLineStart: Bool = false) throws {
+    mutating func render(_ ops: [Op], _ info: SourceInfo, into out: inout OutputBuffer, skipFirstLineStart: Bool = false) throws {
         var first = skipFirstLineStart
         var index = 0
         while index < ops.count {
@@ -175,7 +175,7 @@ struct Renderer {
         }
     }
 
-    private mutating func renderSection(_ section: SectionNode, _ info: SourceInfo, into out: inout [UInt8]) throws {
+    private mutating func renderSection(_ section: SectionNode, _ info: SourceInfo, into out: inout OutputBuffer) throws {
         let value = lookup(section.name) ?? .null
         if section.inverted {
             if case .lambda = value { return }
@@ -200,9 +200,10 @@ struct Renderer {
             case .interpolation(let body):
                 try renderTemplateText(body(), delimiters: section.delimiters, info, section.offset, into: &out)
             case .rendered(let body):
-                var inner: [UInt8] = []
+                var inner = OutputBuffer(capacity: 1024)
+                defer { inner.deallocate() }
                 try render(section.ops, info, into: &inner)
-                appendRaw(body(String(decoding: inner, as: UTF8.self)), to: &out)
+                appendRaw(body(String(decoding: inner.bytes, as: UTF8.self)), to: &out)
             }
         default:
             stack.append(value)
@@ -211,8 +212,9 @@ struct Renderer {
         }
     }
 
-    private mutating func interpolate(_ lambda: MustacheLambda, escaped: Bool, _ info: SourceInfo, _ offset: Int, into out: inout [UInt8]) throws {
-        var result: [UInt8] = []
+    private mutating func interpolate(_ lambda: MustacheLambda, escaped: Bool, _ info: SourceInfo, _ offset: Int, into out: inout OutputBuffer) throws {
+        var result = OutputBuffer(capacity: 256)
+        defer { result.deallocate() }
         switch lambda.kind {
         case .interpolation(let body):
             try renderTemplateText(body(), delimiters: .standard, info, offset, into: &result)
@@ -222,14 +224,14 @@ struct Renderer {
             appendRaw(body(""), to: &result)
         }
         if escaped {
-            result.withUnsafeBufferPointer { appendEscaped($0, to: &out) }
+            appendEscaped(result.bytes, to: &out)
         } else {
-            out.append(contentsOf: result)
+            out.append(contentsOf: result.bytes)
         }
     }
 
     /// Renders text a lambda returned as a template in the current context.
-    private mutating func renderTemplateText(_ text: String, delimiters: Delimiters, _ info: SourceInfo, _ offset: Int, into out: inout [UInt8]) throws {
+    private mutating func renderTemplateText(_ text: String, delimiters: Delimiters, _ info: SourceInfo, _ offset: Int, into out: inout OutputBuffer) throws {
         let bytes = Array(text.utf8)
         // Fast path: nothing that could be a tag.
         if !contains(bytes, delimiters.open) {
@@ -297,7 +299,7 @@ struct Renderer {
         return nil
     }
 
-    private mutating func include(_ template: Template, indent own: [UInt8]?, _ info: SourceInfo, _ offset: Int, into out: inout [UInt8]) throws {
+    private mutating func include(_ template: Template, indent own: [UInt8]?, _ info: SourceInfo, _ offset: Int, into out: inout OutputBuffer) throws {
         try enter(info, offset: offset)
         defer { depth -= 1 }
         let saved = indent
@@ -317,7 +319,7 @@ struct Renderer {
         return nil
     }
 
-    private mutating func renderBlock(_ site: Block, into out: inout [UInt8]) throws {
+    private mutating func renderBlock(_ site: Block, into out: inout OutputBuffer) throws {
         guard let argument = argument(for: site.name) else {
             if site.ownsLineStart {
                 out.append(contentsOf: indent)

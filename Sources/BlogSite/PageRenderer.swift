@@ -177,9 +177,7 @@ struct PageRenderer {
     @inline(never)
     func render(_ job: PageJob) throws -> OutputFile {
         let (template, path, context) = view(for: job)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(PageRenderer.capacityEstimate(job, model: model))
-        try theme.library.renderBytes(template, context, into: &bytes)
+        let bytes = try theme.library.renderBytes(template, context, capacity: PageRenderer.capacityEstimate(job, model: model))
         return OutputFile(path: path, bytes: bytes)
     }
 
