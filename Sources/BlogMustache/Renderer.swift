@@ -176,12 +176,26 @@ struct Renderer {
     }
 
     private mutating func renderSection(_ section: SectionNode, _ info: SourceInfo, into out: inout OutputBuffer) throws {
-        let value = lookup(section.name) ?? .null
-        if section.inverted {
-            if case .lambda = value { return }
-            if !value.isTruthy { try render(section.ops, info, into: &out) }
+        // Tested in place: only a value the section pushes (or iterates, or calls) is copied.
+        guard let address = lookupAddress(section.name) else {
+            if section.inverted { try render(section.ops, info, into: &out) }
             return
         }
+        if section.inverted {
+            if case .lambda = address.pointee { return }
+            if !address.pointee.isTruthy { try render(section.ops, info, into: &out) }
+            return
+        }
+        switch address.pointee {
+        case .null, .bool(false):
+            return
+        case .string(let s) where s.isEmpty:
+            return
+        default:
+            break
+        }
+        // A copy before the stack changes (the address may be in the stack itself).
+        let value = address.pointee
         switch value {
         case .null, .bool(false):
             return
