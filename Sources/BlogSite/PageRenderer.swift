@@ -238,11 +238,19 @@ struct PageRenderer {
     }
 
     /// A post page's link to the previous or next post.
-    func neighbour(_ post: Post) -> MustacheValue {
+    /// The title and URL are taken from the post's list-item view when it was built (the same
+    /// strings), so the URL is not percent-encoded again.
+    func neighbour(_ index: Int) -> MustacheValue {
         var fields = MustacheObject()
         fields.reserveCapacity(2)
-        fields["title"] = .string(post.title)
-        fields["url"] = .string(urls.post(post.slug))
+        if case .object(let summary) = postSummaries[index], let title = summary["title"], let url = summary["url"] {
+            fields["title"] = title
+            fields["url"] = url
+        } else {
+            let post = model.posts[index]
+            fields["title"] = .string(post.title)
+            fields["url"] = .string(urls.post(post.slug))
+        }
         return .object(fields)
     }
 
@@ -307,10 +315,10 @@ struct PageRenderer {
             })
             fields["has_toc"] = .bool(headings.count >= config.tocMinHeadings)
             if index + 1 < model.posts.count {
-                fields["prev"] = neighbour(model.posts[index + 1])
+                fields["prev"] = neighbour(index + 1)
             }
             if index > 0 {
-                fields["next"] = neighbour(model.posts[index - 1])
+                fields["next"] = neighbour(index - 1)
             }
             let related = model.related[index].map { postSummaries[$0] }
             fields["related"] = .array(related)
