@@ -5,7 +5,7 @@
 /// Truthiness (sections and inverted sections): `null`, `false`, the empty list and the
 /// empty string are falsey; everything else (including `0` and every object) is truthy.
 /// Lambdas are always truthy for inverted sections.
-public indirect enum MustacheValue: Sendable {
+public enum MustacheValue: Sendable {
     case null
     case bool(Bool)
     case int(Int)
@@ -40,6 +40,15 @@ public indirect enum MustacheValue: Sendable {
     func member(_ key: String, hash: UInt64) -> MustacheValue? {
         guard case .object(let object) = self else { return nil }
         return object.value(forKey: key, hash: hash)
+    }
+
+    /// Where the member named `key` (hash `MustacheObject.hash(key)`) is stored when this is an
+    /// object: the address of the value inside this object's storage, read without a copy. Valid
+    /// while this value (and so its storage) is alive and not mutated.
+    @inlinable
+    func memberAddress(_ key: String, hash: UInt64) -> UnsafePointer<MustacheValue>? {
+        guard case .object(let object) = self else { return nil }
+        return object.valueAddress(forKey: key, hash: hash)
     }
 
     /// The member of an object, or nil (for a missing key or a non-object).
@@ -207,6 +216,24 @@ public struct MustacheObject: Sendable, ExpressibleByDictionaryLiteral {
             var i = 0
             while i < buffer.count {
                 if buffer[i].hash == hash && buffer[i].key == key { return i }
+                i += 1
+            }
+            return nil
+        }
+    }
+
+    /// The address of the value of the member named `key` (hash `hash`) in this object's
+    /// storage: valid while the object is alive and not mutated.
+    @inlinable
+    func valueAddress(forKey key: String, hash: UInt64) -> UnsafePointer<MustacheValue>? {
+        entries.withUnsafeBufferPointer { buffer -> UnsafePointer<MustacheValue>? in
+            var i = 0
+            while i < buffer.count {
+                if buffer[i].hash == hash && buffer[i].key == key {
+                    return UnsafeRawPointer(buffer.baseAddress! + i)
+                        .advanced(by: MemoryLayout<Entry>.offset(of: \Entry.value)!)
+                        .assumingMemoryBound(to: MustacheValue.self)
+                }
                 i += 1
             }
             return nil

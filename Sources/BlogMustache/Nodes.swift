@@ -48,23 +48,41 @@ enum TemplateRef: Sendable {
 /// Literal template text. `lineStarts` are the offsets in `bytes` where a line of the template
 /// source begins (offset == bytes.count: a line that begins with a tag); indentation of
 /// standalone partials is written there.
-final class TextNode: Sendable {
+final class TextNode: @unchecked Sendable {
     let bytes: [UInt8]
     let lineStarts: [Int]
+    /// Copies of `bytes` and `lineStarts` that the node owns and frees: the renderer appends from
+    /// them without retaining an array per text node (immutable, so safe to share).
+    let byteBuffer: UnsafeBufferPointer<UInt8>
+    let lineStartBuffer: UnsafeBufferPointer<Int>
 
     init(bytes: [UInt8], lineStarts: [Int]) {
         self.bytes = bytes
         self.lineStarts = lineStarts
+        let byteCopy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: bytes.count)
+        _ = byteCopy.initialize(from: bytes)
+        byteBuffer = UnsafeBufferPointer(byteCopy)
+        let startCopy = UnsafeMutableBufferPointer<Int>.allocate(capacity: lineStarts.count)
+        _ = startCopy.initialize(from: lineStarts)
+        lineStartBuffer = UnsafeBufferPointer(startCopy)
+    }
+
+    deinit {
+        byteBuffer.deallocate()
+        lineStartBuffer.deallocate()
     }
 }
 
-final class VariableNode: Sendable {
+final class VariableNode: @unchecked Sendable {
     let name: Name
+    /// `name`, unretained (`name` keeps it alive): handed to a lookup without a retain.
+    let nameRef: Unmanaged<Name>
     let escaped: Bool
     let offset: Int
 
     init(name: Name, escaped: Bool, offset: Int) {
         self.name = name
+        self.nameRef = .passUnretained(name)
         self.escaped = escaped
         self.offset = offset
     }
@@ -74,6 +92,8 @@ final class SectionNode: Sendable {
     let name: Name
     let inverted: Bool
     let body: [Node]
+    /// `body` as the renderer walks it (see `Op`).
+    let ops: [Op]
     /// The unrendered text between the tags, for lambdas.
     let raw: String
     let delimiters: Delimiters
@@ -83,6 +103,7 @@ final class SectionNode: Sendable {
         self.name = name
         self.inverted = inverted
         self.body = body
+        self.ops = Op.list(body)
         self.raw = raw
         self.delimiters = delimiters
         self.offset = offset
@@ -128,6 +149,9 @@ final class Block: Sendable {
     let body: [Node]
     /// `body` with `intrinsic` removed from the start of each line: what an argument inserts.
     let dedentedBody: [Node]
+    /// `body` and `dedentedBody` as the renderer walks them (see `Op`).
+    let bodyOps: [Op]
+    let dedentedOps: [Op]
     /// The block's own indentation: removed where an argument is defined, added where it is
     /// expanded.
     let intrinsic: [UInt8]
@@ -148,6 +172,8 @@ final class Block: Sendable {
         self.name = name
         self.body = body
         self.dedentedBody = dedentedBody
+        self.bodyOps = Op.list(body)
+        self.dedentedOps = Op.list(dedentedBody)
         self.intrinsic = intrinsic
         self.standalone = standalone
         self.ownsLineStart = ownsLineStart
@@ -166,16 +192,45 @@ enum Node: Sendable {
     case block(Block)
 }
 
+/// A node as the renderer reads it: the same payload, unretained. The `[Node]` it was made from
+/// (held next to it by the same template, section or block) keeps the payload alive, so stepping
+/// through a body copies plain words instead of retaining and releasing every node (about 900
+/// retain/release pairs per page).
+enum Op: @unchecked Sendable {
+    case text(Unmanaged<TextNode>)
+    case variable(Unmanaged<VariableNode>)
+    case section(Unmanaged<SectionNode>)
+    case partial(Unmanaged<PartialNode>)
+    case parent(Unmanaged<ParentNode>)
+    case block(Unmanaged<Block>)
+
+    static func list(_ nodes: [Node]) -> [Op] {
+        nodes.map { node in
+            switch node {
+            case .text(let x): return .text(.passUnretained(x))
+            case .variable(let x): return .variable(.passUnretained(x))
+            case .section(let x): return .section(.passUnretained(x))
+            case .partial(let x): return .partial(.passUnretained(x))
+            case .parent(let x): return .parent(.passUnretained(x))
+            case .block(let x): return .block(.passUnretained(x))
+            }
+        }
+    }
+}
+
 /// One parsed template.
 final class Template: Sendable {
     let info: SourceInfo
     let nodes: [Node]
+    /// `nodes` as the renderer walks them (see `Op`).
+    let ops: [Op]
     /// Fixed partial and parent names used, with the tag offset, for validation.
     let references: [(name: String, offset: Int, isParent: Bool)]
 
     init(info: SourceInfo, nodes: [Node], references: [(name: String, offset: Int, isParent: Bool)]) {
         self.info = info
         self.nodes = nodes
+        self.ops = Op.list(nodes)
         self.references = references
     }
 }

@@ -2,7 +2,7 @@
 
 /// Appends `text` with `&`, `<`, `>`, `"` and `'` replaced by entities.
 @inline(__always)
-func appendEscaped(_ text: String, to out: inout [UInt8]) {
+func appendEscaped(_ text: String, to out: inout OutputBuffer) {
     // Native strings are contiguous UTF-8: read in place, without a copy of the string.
     if text.utf8.withContiguousStorageIfAvailable({ appendEscaped($0, to: &out) }) != nil { return }
     var text = text
@@ -23,7 +23,7 @@ func mayNeedEscaping(_ word: UInt64) -> Bool {
     return ((a &- ones) & ~a | (b &- ones) & ~b | (c &- ones) & ~c) & highs != 0
 }
 
-func appendEscaped(_ buffer: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+func appendEscaped(_ buffer: UnsafeBufferPointer<UInt8>, to out: inout OutputBuffer) {
     guard let base = buffer.baseAddress else { return }
     var runStart = 0
     var i = 0
@@ -56,7 +56,7 @@ func appendEscaped(_ buffer: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) 
 }
 
 @inline(__always)
-func appendRaw(_ text: String, to out: inout [UInt8]) {
+func appendRaw(_ text: String, to out: inout OutputBuffer) {
     // One copy of the contiguous UTF-8 (a post's HTML is 5-20 KB): appending `text.utf8` as a
     // sequence went byte by byte.
     if text.utf8.withContiguousStorageIfAvailable({ out.append(contentsOf: $0) }) != nil { return }
@@ -81,86 +81,121 @@ struct Renderer {
 
     // MARK: Lookup
 
+    /// The value `name` resolves to, copied (for sections, which push it on the stack).
     func lookup(_ name: Name) -> MustacheValue? {
-        if name.isImplicit { return stack.last }
-        let first = name.first
-        let firstHash = name.firstHash
-        var i = stack.count - 1
-        while i >= 0 {
-            // `member` reads the frame in place (no copy of the frame's value).
-            if let found = stack[i].member(first, hash: firstHash) {
-                if name.parts.count == 1 { return found }
-                let parts = name.parts
-                let hashes = name.hashes
-                var current = found
-                var k = 1
-                while k < parts.count {
-                    guard let next = current.member(parts[k], hash: hashes[k]) else { return nil }
-                    current = next
-                    k += 1
+        lookupAddress(name)?.pointee
+    }
+
+    /// Where the value `name` resolves to is stored: in a frame of `stack` or inside an object
+    /// one holds, read without copying (a copy of a value retains its payload). Valid only until
+    /// `stack` is next changed.
+    func lookupAddress(_ name: Name) -> UnsafePointer<MustacheValue>? {
+        stack.withUnsafeBufferPointer { frames -> UnsafePointer<MustacheValue>? in
+            guard let base = frames.baseAddress, !frames.isEmpty else { return nil }
+            if name.isImplicit { return base + (frames.count - 1) }
+            let first = name.first
+            let firstHash = name.firstHash
+            var i = frames.count - 1
+            while i >= 0 {
+                if let found = base[i].memberAddress(first, hash: firstHash) {
+                    let parts = name.parts
+                    if parts.count == 1 { return found }
+                    let hashes = name.hashes
+                    var current = found
+                    var k = 1
+                    while k < parts.count {
+                        guard let next = current.pointee.memberAddress(parts[k], hash: hashes[k]) else { return nil }
+                        current = next
+                        k += 1
+                    }
+                    return current
                 }
-                return current
+                i -= 1
             }
-            i -= 1
+            return nil
         }
-        return nil
     }
 
     // MARK: Nodes
 
-    mutating func render(_ nodes: [Node], _ info: SourceInfo, into out: inout [UInt8], skipFirstLineStart: Bool = false) throws {
+    /// Renders `ops` (a body's `Op` list; its owner keeps the nodes alive for the whole call).
+    mutating func render(_ ops: [Op], _ info: SourceInfo, into out: inout OutputBuffer, skipFirstLineStart: Bool = false) throws {
         var first = skipFirstLineStart
         var index = 0
-        while index < nodes.count {
+        while index < ops.count {
             defer { index += 1 }
-            switch nodes[index] {
-            case .text(let text):
-                if indent.isEmpty || text.lineStarts.isEmpty {
-                    out.append(contentsOf: text.bytes)
+            switch ops[index] {
+            case .text(let ref):
+                unowned(unsafe) let text = ref.takeUnretainedValue()
+                let bytes = text.byteBuffer
+                let lineStarts = text.lineStartBuffer
+                if indent.isEmpty || lineStarts.isEmpty {
+                    out.append(contentsOf: bytes)
                 } else {
                     var from = 0
-                    for start in text.lineStarts {
-                        out.append(contentsOf: text.bytes[from..<start])
+                    for start in lineStarts {
+                        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[from..<start]))
                         if !(first && start == 0) { out.append(contentsOf: indent) }
                         from = start
                     }
-                    out.append(contentsOf: text.bytes[from...])
+                    out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[from...]))
                 }
-            case .variable(let variable):
-                guard let value = lookup(variable.name) else { break }
-                switch value {
+            case .variable(let ref):
+                unowned(unsafe) let variable = ref.takeUnretainedValue()
+                guard let address = variable.nameRef._withUnsafeGuaranteedRef({ lookupAddress($0) }) else { break }
+                // The value is read in place; a lambda is copied out before it renders (and may
+                // change the stack).
+                switch address.pointee {
                 case .string(let s):
                     if variable.escaped { appendEscaped(s, to: &out) } else { appendRaw(s, to: &out) }
                 case .lambda(let lambda):
                     try interpolate(lambda, escaped: variable.escaped, info, variable.offset, into: &out)
                 default:
-                    let s = value.interpolationText
+                    let s = address.pointee.interpolationText
                     if variable.escaped { appendEscaped(s, to: &out) } else { appendRaw(s, to: &out) }
                 }
-            case .section(let section):
+            case .section(let ref):
+                unowned(unsafe) let section = ref.takeUnretainedValue()
                 try renderSection(section, info, into: &out)
-            case .partial(let partial):
+            case .partial(let ref):
+                unowned(unsafe) let partial = ref.takeUnretainedValue()
                 guard let template = try resolve(partial.ref, isParent: false, info, partial.offset) else { break }
                 try include(template, indent: partial.indent, info, partial.offset, into: &out)
-            case .parent(let parent):
+            case .parent(let ref):
+                unowned(unsafe) let parent = ref.takeUnretainedValue()
                 guard let template = try resolve(parent.ref, isParent: true, info, parent.offset) else { break }
                 overrides.append(parent.blocks)
                 defer { overrides.removeLast() }
                 try include(template, indent: parent.indent, info, parent.offset, into: &out)
-            case .block(let block):
+            case .block(let ref):
+                unowned(unsafe) let block = ref.takeUnretainedValue()
                 try renderBlock(block, into: &out)
             }
             first = false
         }
     }
 
-    private mutating func renderSection(_ section: SectionNode, _ info: SourceInfo, into out: inout [UInt8]) throws {
-        let value = lookup(section.name) ?? .null
-        if section.inverted {
-            if case .lambda = value { return }
-            if !value.isTruthy { try render(section.body, info, into: &out) }
+    private mutating func renderSection(_ section: SectionNode, _ info: SourceInfo, into out: inout OutputBuffer) throws {
+        // Tested in place: only a value the section pushes (or iterates, or calls) is copied.
+        guard let address = lookupAddress(section.name) else {
+            if section.inverted { try render(section.ops, info, into: &out) }
             return
         }
+        if section.inverted {
+            if case .lambda = address.pointee { return }
+            if !address.pointee.isTruthy { try render(section.ops, info, into: &out) }
+            return
+        }
+        switch address.pointee {
+        case .null, .bool(false):
+            return
+        case .string(let s) where s.isEmpty:
+            return
+        default:
+            break
+        }
+        // A copy before the stack changes (the address may be in the stack itself).
+        let value = address.pointee
         switch value {
         case .null, .bool(false):
             return
@@ -168,7 +203,7 @@ struct Renderer {
             for item in items {
                 stack.append(item)
                 defer { stack.removeLast() }
-                try render(section.body, info, into: &out)
+                try render(section.ops, info, into: &out)
             }
         case .string(let s) where s.isEmpty:
             return
@@ -179,19 +214,21 @@ struct Renderer {
             case .interpolation(let body):
                 try renderTemplateText(body(), delimiters: section.delimiters, info, section.offset, into: &out)
             case .rendered(let body):
-                var inner: [UInt8] = []
-                try render(section.body, info, into: &inner)
-                appendRaw(body(String(decoding: inner, as: UTF8.self)), to: &out)
+                var inner = OutputBuffer(capacity: 1024)
+                defer { inner.deallocate() }
+                try render(section.ops, info, into: &inner)
+                appendRaw(body(String(decoding: inner.bytes, as: UTF8.self)), to: &out)
             }
         default:
             stack.append(value)
             defer { stack.removeLast() }
-            try render(section.body, info, into: &out)
+            try render(section.ops, info, into: &out)
         }
     }
 
-    private mutating func interpolate(_ lambda: MustacheLambda, escaped: Bool, _ info: SourceInfo, _ offset: Int, into out: inout [UInt8]) throws {
-        var result: [UInt8] = []
+    private mutating func interpolate(_ lambda: MustacheLambda, escaped: Bool, _ info: SourceInfo, _ offset: Int, into out: inout OutputBuffer) throws {
+        var result = OutputBuffer(capacity: 256)
+        defer { result.deallocate() }
         switch lambda.kind {
         case .interpolation(let body):
             try renderTemplateText(body(), delimiters: .standard, info, offset, into: &result)
@@ -201,14 +238,14 @@ struct Renderer {
             appendRaw(body(""), to: &result)
         }
         if escaped {
-            result.withUnsafeBufferPointer { appendEscaped($0, to: &out) }
+            appendEscaped(result.bytes, to: &out)
         } else {
-            out.append(contentsOf: result)
+            out.append(contentsOf: result.bytes)
         }
     }
 
     /// Renders text a lambda returned as a template in the current context.
-    private mutating func renderTemplateText(_ text: String, delimiters: Delimiters, _ info: SourceInfo, _ offset: Int, into out: inout [UInt8]) throws {
+    private mutating func renderTemplateText(_ text: String, delimiters: Delimiters, _ info: SourceInfo, _ offset: Int, into out: inout OutputBuffer) throws {
         let bytes = Array(text.utf8)
         // Fast path: nothing that could be a tag.
         if !contains(bytes, delimiters.open) {
@@ -228,7 +265,8 @@ struct Renderer {
         defer { indent = saved }
         try enter(lambdaInfo, offset: 0)
         defer { depth -= 1 }
-        try render(template.nodes, lambdaInfo, into: &out)
+        // The ops do not retain their nodes: the template must outlive the walk.
+        try withExtendedLifetime(template) { try render(template.ops, lambdaInfo, into: &out) }
     }
 
     private func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
@@ -275,7 +313,7 @@ struct Renderer {
         return nil
     }
 
-    private mutating func include(_ template: Template, indent own: [UInt8]?, _ info: SourceInfo, _ offset: Int, into out: inout [UInt8]) throws {
+    private mutating func include(_ template: Template, indent own: [UInt8]?, _ info: SourceInfo, _ offset: Int, into out: inout OutputBuffer) throws {
         try enter(info, offset: offset)
         defer { depth -= 1 }
         let saved = indent
@@ -285,7 +323,7 @@ struct Renderer {
             indent = []
         }
         defer { indent = saved }
-        try render(template.nodes, template.info, into: &out)
+        try render(template.ops, template.info, into: &out)
     }
 
     private func argument(for name: String) -> Block? {
@@ -295,13 +333,13 @@ struct Renderer {
         return nil
     }
 
-    private mutating func renderBlock(_ site: Block, into out: inout [UInt8]) throws {
+    private mutating func renderBlock(_ site: Block, into out: inout OutputBuffer) throws {
         guard let argument = argument(for: site.name) else {
             if site.ownsLineStart {
                 out.append(contentsOf: indent)
                 out.append(contentsOf: site.siteIndent)
             }
-            try render(site.body, site.source, into: &out)
+            try render(site.bodyOps, site.source, into: &out)
             return
         }
         try enter(argument.source, offset: 0)
@@ -311,14 +349,14 @@ struct Renderer {
         defer { indent = saved }
         if argument.bodyStartsLine {
             if !site.intrinsic.isEmpty { indent = saved + site.intrinsic }
-            try render(argument.dedentedBody, argument.source, into: &out, skipFirstLineStart: !atLineStart)
+            try render(argument.dedentedOps, argument.source, into: &out, skipFirstLineStart: !atLineStart)
         } else {
             if atLineStart {
                 out.append(contentsOf: saved)
                 out.append(contentsOf: site.intrinsic)
             }
             if !site.intrinsic.isEmpty { indent = saved + site.intrinsic }
-            try render(argument.dedentedBody, argument.source, into: &out)
+            try render(argument.dedentedOps, argument.source, into: &out)
         }
     }
 }

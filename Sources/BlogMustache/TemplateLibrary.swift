@@ -100,11 +100,43 @@ public final class TemplateLibrary: Sendable {
     /// Renders the named template, appending UTF-8 to `buffer`. On error the buffer may hold
     /// part of the output.
     public func renderBytes(_ name: String, _ context: MustacheValue, into buffer: inout [UInt8]) throws {
+        if buffer.isEmpty {
+            // The room the caller reserved is the size hint.
+            buffer = try renderBytes(name, context, capacity: max(buffer.capacity, 16384))
+        } else {
+            buffer.append(contentsOf: try renderBytes(name, context, capacity: 16384))
+        }
+    }
+
+    /// Renders the named template into a new array, written in place when the page fits in
+    /// `capacity` bytes (a larger page is finished in a buffer of its own and copied once).
+    public func renderBytes(_ name: String, _ context: MustacheValue, capacity: Int) throws -> [UInt8] {
         guard let template = templates[name] else {
             throw MustacheError(path: name, line: 0, column: 0, message: "no template named '\(name)'")
         }
-        if buffer.capacity - buffer.count < 4096 { buffer.reserveCapacity(buffer.count + 16384) }
         var renderer = Renderer(library: self, context: context)
-        try renderer.render(template.nodes, template.info, into: &buffer)
+        var overflow: OutputBuffer?
+        var failure: Error?
+        let size = max(capacity, 64)
+        var bytes = [UInt8](unsafeUninitializedCapacity: size) { storage, initialized in
+            var out = OutputBuffer(lending: UnsafeMutableBufferPointer(rebasing: storage[0..<size]))
+            do {
+                try renderer.render(template.ops, template.info, into: &out)
+            } catch {
+                failure = error
+            }
+            if out.ownsMemory {
+                initialized = 0
+                overflow = out
+            } else {
+                initialized = out.count
+            }
+        }
+        if let overflow {
+            bytes.append(contentsOf: overflow.bytes)
+            overflow.deallocate()
+        }
+        if let failure { throw failure }
+        return bytes
     }
 }

@@ -177,9 +177,7 @@ struct PageRenderer {
     @inline(never)
     func render(_ job: PageJob) throws -> OutputFile {
         let (template, path, context) = view(for: job)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(PageRenderer.capacityEstimate(job, model: model))
-        try theme.library.renderBytes(template, context, into: &bytes)
+        let bytes = try theme.library.renderBytes(template, context, capacity: PageRenderer.capacityEstimate(job, model: model))
         return OutputFile(path: path, bytes: bytes)
     }
 
@@ -225,22 +223,47 @@ struct PageRenderer {
     }
 
     func pageValue(kind: String, title: String, url: String, description: String? = nil, extra: MustacheObject = [:]) -> MustacheValue {
-        var fields: MustacheObject = [
-            "kind": .string(kind),
-            "title": .string(title),
-            "description": .string(description ?? model.config.description),
-            "url": .string(url),
-            "permalink": .string(urls.absolute(url)),
-            "is_post": .bool(kind == "post"),
-            "is_home": .bool(kind == "home"),
-            "og_type": .string(kind == "post" ? "article" : "website"),
-        ]
+        var fields = MustacheObject()
+        fields.reserveCapacity(8 + extra.count)
+        fields["kind"] = .string(kind)
+        fields["title"] = .string(title)
+        fields["description"] = .string(description ?? model.config.description)
+        fields["url"] = .string(url)
+        fields["permalink"] = .string(urls.absolute(url))
+        fields["is_post"] = .bool(kind == "post")
+        fields["is_home"] = .bool(kind == "home")
+        fields["og_type"] = .string(kind == "post" ? "article" : "website")
         fields.merge(extra)
         return .object(fields)
     }
 
+    /// A post page's link to the previous or next post.
+    /// The title and URL are taken from the post's list-item view when it was built (the same
+    /// strings), so the URL is not percent-encoded again.
+    func neighbour(_ index: Int) -> MustacheValue {
+        var fields = MustacheObject()
+        fields.reserveCapacity(2)
+        if case .object(let summary) = postSummaries[index], let title = summary["title"], let url = summary["url"] {
+            fields["title"] = title
+            fields["url"] = url
+        } else {
+            let post = model.posts[index]
+            fields["title"] = .string(post.title)
+            fields["url"] = .string(urls.post(post.slug))
+        }
+        return .object(fields)
+    }
+
+    // The per-page objects below are filled member by member rather than written as literals: a
+    // literal's variadic array of (key, value) tuples is destroyed through the runtime's generic
+    // tuple destroy, about 1,400 instructions per small literal, for every page.
     func context(page: MustacheValue, _ extra: MustacheObject) -> MustacheValue {
-        var fields: MustacheObject = ["site": siteValue, "lang": langValue, "asset": assetLambda, "page": page]
+        var fields = MustacheObject()
+        fields.reserveCapacity(4 + extra.count)
+        fields["site"] = siteValue
+        fields["lang"] = langValue
+        fields["asset"] = assetLambda
+        fields["page"] = page
         fields.merge(extra)
         return .object(fields)
     }
@@ -282,13 +305,20 @@ struct PageRenderer {
                 fields = full
             }
             let headings = post.content.headings
-            fields["toc"] = .array(headings.map { .object(["level": .int($0.level), "text": .string($0.text), "id": .string($0.id)]) })
+            fields["toc"] = .array(headings.map { heading in
+                var item = MustacheObject()
+                item.reserveCapacity(3)
+                item["level"] = .int(heading.level)
+                item["text"] = .string(heading.text)
+                item["id"] = .string(heading.id)
+                return .object(item)
+            })
             fields["has_toc"] = .bool(headings.count >= config.tocMinHeadings)
             if index + 1 < model.posts.count {
-                fields["prev"] = .object(["title": .string(model.posts[index + 1].title), "url": .string(urls.post(model.posts[index + 1].slug))])
+                fields["prev"] = neighbour(index + 1)
             }
             if index > 0 {
-                fields["next"] = .object(["title": .string(model.posts[index - 1].title), "url": .string(urls.post(model.posts[index - 1].slug))])
+                fields["next"] = neighbour(index - 1)
             }
             let related = model.related[index].map { postSummaries[$0] }
             fields["related"] = .array(related)
@@ -296,10 +326,10 @@ struct PageRenderer {
             let url: String
             if case .string(let postURL)? = fields["url"] { url = postURL } else { url = urls.post(post.slug) }
             let published: MustacheValue = fields["date_iso"] ?? .string(post.date.iso8601)
-            var extra: MustacheObject = [
-                "published_time": published,
-                "tags": .array(post.tags.map { .string($0) }),
-            ]
+            var extra = MustacheObject()
+            extra.reserveCapacity(3)
+            extra["published_time"] = published
+            extra["tags"] = .array(post.tags.map { .string($0) })
             extra["modified_time"] = post.updated.map { .string($0.iso8601) } ?? published
             let page = pageValue(kind: "post", title: post.title, url: url, description: post.summary, extra: extra)
             return ("post", "posts/" + post.slug + "/index.html", context(page: page, ["post": .object(fields)]))

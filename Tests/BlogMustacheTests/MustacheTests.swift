@@ -492,3 +492,71 @@ final class PerformanceTests: XCTestCase {
         XCTAssertGreaterThan(rate, 100)
     }
 }
+
+/// `renderBytes(_:_:capacity:)` writes into the page array's own storage while the page fits,
+/// and finishes in a growing buffer when it does not: the bytes must not depend on the capacity.
+final class RenderBytesTests: XCTestCase {
+    private func library() throws -> TemplateLibrary {
+        try TemplateLibrary([
+            TemplateSource(name: "page", text: "<h1>{{title}}</h1>\n{{#items}}  {{> item}}\n{{/items}}{{{raw}}}|{{#wrap}}in {{title}}{{/wrap}}",
+                           path: "page.mustache"),
+            TemplateSource(name: "item", text: "<li>{{name}} &amp; {{n}}</li>", path: "item.mustache"),
+        ])
+    }
+
+    private var context: MustacheValue {
+        [
+            "title": "A <b> & 'c'",
+            "items": .array((0..<300).map { ["name": .string("item \($0) \"q\""), "n": .int($0)] }),
+            "raw": .string(String(repeating: "é<>", count: 500)),
+            "wrap": .lambda(MustacheLambda(rendered: { "[\($0)]" })),
+        ]
+    }
+
+    func testOutputDoesNotDependOnCapacity() throws {
+        let library = try library()
+        let expected = Array(try library.render("page", context).utf8)
+        XCTAssertGreaterThan(expected.count, 10_000)
+        for capacity in [0, 1, 64, 100, 4096, expected.count - 1, expected.count, expected.count + 1, 1 << 20] {
+            let bytes = try library.renderBytes("page", context, capacity: capacity)
+            XCTAssertEqual(bytes, expected, "capacity \(capacity)")
+        }
+    }
+
+    func testRenderBytesIntoAppendsToWhatIsThere() throws {
+        let library = try library()
+        let expected = Array(try library.render("page", context).utf8)
+        var buffer = Array("prefix:".utf8)
+        try library.renderBytes("page", context, into: &buffer)
+        XCTAssertEqual(buffer, Array("prefix:".utf8) + expected)
+        var empty: [UInt8] = []
+        empty.reserveCapacity(10)
+        try library.renderBytes("page", context, into: &empty)
+        XCTAssertEqual(empty, expected)
+    }
+
+    func testErrorsStillThrow() throws {
+        let library = try TemplateLibrary([TemplateSource(name: "r", text: "x{{> r}}", path: "r.mustache")])
+        XCTAssertNotNil(mustacheError { _ = try library.renderBytes("r", [:], capacity: 16) })
+        XCTAssertNotNil(mustacheError { _ = try library.renderBytes("missing", [:], capacity: 16) })
+    }
+
+    /// Values read in place by address: a lambda that renders a section pushing frames (the stack
+    /// may move) and dotted names into nested objects, in one template.
+    func testNestedLookupsAndLambdasAroundStackGrowth() throws {
+        var deep: MustacheValue = ["leaf": "bottom"]
+        for _ in 0..<40 { deep = ["d": deep, "leaf": "x"] }
+        let text = "{{#a}}{{#b}}{{#c}}{{x.y.z}}{{/c}}{{/b}}{{/a}}|{{lam}}|" + String(repeating: "{{#d}}", count: 40)
+            + "{{leaf}}" + String(repeating: "{{/d}}", count: 40)
+        let out = try render(["t": text], [
+            "a": ["b": ["c": ["x": ["y": ["z": "<z>"]]]]],
+            "lam": .lambda(MustacheLambda { "{{#a}}{{#b}}{{c.x.y.z}}{{/b}}{{/a}}" }),
+            "d": deep.member("d") ?? nil,
+        ])
+        XCTAssertEqual(out, "&lt;z&gt;|&amp;lt;z&amp;gt;|bottom")
+    }
+}
+
+private extension MustacheValue {
+    func member(_ key: String) -> MustacheValue? { self[key] }
+}
