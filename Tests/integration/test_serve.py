@@ -1,7 +1,9 @@
 """`blog serve` end to end through the real binary: live reload, broken content, recovery, shutdown."""
 import json
+import os
 import pathlib
 import queue
+import re
 import shutil
 import signal
 import subprocess
@@ -18,9 +20,9 @@ POST = "content/posts/2020-02-06-hello.md"
 
 
 class Server:
-    def __init__(self, site):
+    def __init__(self, site, env=None):
         self.process = subprocess.Popen([blog_binary(), "serve", "--port", "0", "--source", str(site)],
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         line = self.process.stdout.readline()
         assert line.startswith("Serving "), line + self.process.stderr.read()
         self.url = line.split(" at ")[1].split(" ")[0].rstrip("/")
@@ -117,3 +119,37 @@ def test_stylesheet_only_change_is_swapped_not_reloaded(served):
     event = server.wait_for(lambda e: e[0] == "reload", "reload after a stylesheet edit")
     assert json.loads(event[1])["paths"] == ["/assets/css/main.css"], event
     assert server.get("/assets/css/main.css").endswith("/* tweaked */\n")
+
+
+def kernel_thp_mode():
+    try:
+        text = pathlib.Path("/sys/kernel/mm/transparent_hugepage/enabled").read_text()
+    except OSError:
+        return None
+    match = re.search(r"\[(\w+)\]", text)
+    return match.group(1) if match else None
+
+
+def environment_of(pid):
+    raw = pathlib.Path(f"/proc/{pid}/environ").read_bytes().decode("utf-8", "replace")
+    return dict(item.split("=", 1) for item in raw.split("\0") if "=" in item)
+
+
+@pytest.mark.skipif(kernel_thp_mode() != "madvise", reason="the kernel gives huge pages only on request in 'madvise' mode")
+def test_serve_asks_for_huge_pages_unless_the_user_set_tunables(tmp_path):
+    site = tmp_path / "site"
+    shutil.copytree(FIXTURE, site)
+    env = {k: v for k, v in os.environ.items() if k != "GLIBC_TUNABLES"}
+    # blog starts itself again (same process id) with malloc asking for transparent huge pages.
+    server = Server(site, env=env)
+    try:
+        assert environment_of(server.process.pid).get("GLIBC_TUNABLES") == "glibc.malloc.hugetlb=1"
+        assert "<html" in server.get("/"), "the restarted server serves the site"
+    finally:
+        server.process.kill()
+    # The user's own tunables win: no restart, nothing added.
+    server = Server(site, env=dict(env, GLIBC_TUNABLES="glibc.malloc.arena_max=2"))
+    try:
+        assert environment_of(server.process.pid).get("GLIBC_TUNABLES") == "glibc.malloc.arena_max=2"
+    finally:
+        server.process.kill()
