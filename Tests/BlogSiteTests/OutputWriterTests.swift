@@ -158,4 +158,22 @@ final class BuildStampTests: XCTestCase {
         try "x".write(to: site.appendingPathComponent("layouts/new.mustache"), atomically: false, encoding: .utf8)
         XCTAssertNotEqual(BuildStamp.inputs(for: options), first, "a new template")
     }
+
+    func testInputsOfALargeFolderFollowEachFile() throws {
+        // More files in one folder than one batch of lstat calls (they are made on all cores then).
+        let site = try Fixtures.copy("basic")
+        let posts = site.appendingPathComponent("content/posts")
+        for n in 0..<700 { try "---\ntitle: P\(n)\ndate: 2020-01-01\n---\nx\n".write(to: posts.appendingPathComponent("bulk-\(n).md"), atomically: false, encoding: .utf8) }
+        let options = BuildOptions(siteDirectory: site)
+        let first = BuildStamp.inputs(for: options)
+        for _ in 0..<5 { XCTAssertEqual(BuildStamp.inputs(for: options), first, "stable whatever the threads' order") }
+        for n in [0, 255, 256, 511, 699] {
+            let file = posts.appendingPathComponent("bulk-\(n).md")
+            try "---\ntitle: Changed\ndate: 2020-01-01\n---\nlonger body\n".write(to: file, atomically: false, encoding: .utf8)
+            let changed = BuildStamp.inputs(for: options)
+            XCTAssertNotEqual(changed, first, "file \(n) changed")
+            try FileManager.default.removeItem(at: file)
+            XCTAssertNotEqual(BuildStamp.inputs(for: options), changed, "file \(n) removed")
+        }
+    }
 }
