@@ -15,8 +15,10 @@ public enum HugePages {
     /// Whether to start again with `GLIBC_TUNABLES` set: only when the user set no tunables of
     /// their own (theirs win, and a set value also stops a second restart), for the commands that
     /// build a whole site, and when the kernel's THP mode is "madvise".
-    public static func shouldRestart(command: String?, environmentTunables: String?, thpMode: String?) -> Bool {
+    public static func shouldRestart(command: String?, environmentTunables: String?, thpMode: String?, arguments: [String] = []) -> Bool {
         guard environmentTunables == nil, let command, ["build", "serve"].contains(command) else { return false }
+        // Starting again costs ~20 ms (the program's start-up): not for printing help.
+        if arguments.contains(where: { $0 == "-h" || $0 == "--help" }) { return false }
         return thpMode == "madvise"
     }
 
@@ -33,12 +35,12 @@ public enum HugePages {
         let command = arguments.dropFirst().first
         let current = getenv("GLIBC_TUNABLES").map { String(cString: $0) }
         // Cheap checks first: most runs (tests, --help, other commands) stop here.
-        guard shouldRestart(command: command, environmentTunables: current, thpMode: "madvise") else { return }
+        guard shouldRestart(command: command, environmentTunables: current, thpMode: "madvise", arguments: arguments) else { return }
         guard let file = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r") else { return }
         var buffer = [CChar](repeating: 0, count: 128)
         let line = fgets(&buffer, Int32(buffer.count), file).map { _ in String(cString: buffer) }
         fclose(file)
-        guard shouldRestart(command: command, environmentTunables: current, thpMode: line.flatMap(kernelMode)) else { return }
+        guard shouldRestart(command: command, environmentTunables: current, thpMode: line.flatMap(kernelMode), arguments: arguments) else { return }
         setenv("GLIBC_TUNABLES", tunable, 1)
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         execv("/proc/self/exe", &argv)

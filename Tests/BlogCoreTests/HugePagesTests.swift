@@ -22,6 +22,10 @@ final class HugePagesTests: XCTestCase {
         for mode in ["always", "never", nil] as [String?] {
             XCTAssertFalse(HugePages.shouldRestart(command: "build", environmentTunables: nil, thpMode: mode))
         }
+        // Help is printed at once: starting again (~20 ms) would double its time.
+        XCTAssertFalse(HugePages.shouldRestart(command: "build", environmentTunables: nil, thpMode: "madvise", arguments: ["blog", "build", "--help"]))
+        XCTAssertFalse(HugePages.shouldRestart(command: "serve", environmentTunables: nil, thpMode: "madvise", arguments: ["blog", "serve", "-h"]))
+        XCTAssertTrue(HugePages.shouldRestart(command: "build", environmentTunables: nil, thpMode: "madvise", arguments: ["blog", "build", "-s", "site"]))
         for command in ["new", "check", "import", "theme", "--help", "--version", nil] as [String?] {
             XCTAssertFalse(HugePages.shouldRestart(command: command, environmentTunables: nil, thpMode: "madvise"))
         }
