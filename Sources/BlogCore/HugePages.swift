@@ -16,10 +16,14 @@ public enum HugePages {
     /// their own (theirs win, and a set value also stops a second restart), for the commands that
     /// build a whole site, and when the kernel's THP mode is "madvise".
     public static func shouldRestart(command: String?, environmentTunables: String?, thpMode: String?, arguments: [String] = []) -> Bool {
+        isCandidate(command: command, environmentTunables: environmentTunables, arguments: arguments) && thpMode == "madvise"
+    }
+
+    /// The checks that need no file read.
+    private static func isCandidate(command: String?, environmentTunables: String?, arguments: [String]) -> Bool {
         guard environmentTunables == nil, let command, ["build", "serve"].contains(command) else { return false }
         // Starting again costs ~20 ms (the program's start-up): not for printing help.
-        if arguments.contains(where: { $0 == "-h" || $0 == "--help" }) { return false }
-        return thpMode == "madvise"
+        return !arguments.contains { $0 == "-h" || $0 == "--help" }
     }
 
     /// The kernel's THP mode: the bracketed word of /sys/kernel/mm/transparent_hugepage/enabled.
@@ -35,12 +39,12 @@ public enum HugePages {
         let command = arguments.dropFirst().first
         let current = getenv("GLIBC_TUNABLES").map { String(cString: $0) }
         // Cheap checks first: most runs (tests, --help, other commands) stop here.
-        guard shouldRestart(command: command, environmentTunables: current, thpMode: "madvise", arguments: arguments) else { return }
+        guard isCandidate(command: command, environmentTunables: current, arguments: arguments) else { return }
         guard let file = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r") else { return }
         var buffer = [CChar](repeating: 0, count: 128)
         let line = fgets(&buffer, Int32(buffer.count), file).map { _ in String(cString: buffer) }
         fclose(file)
-        guard shouldRestart(command: command, environmentTunables: current, thpMode: line.flatMap(kernelMode), arguments: arguments) else { return }
+        guard line.flatMap(kernelMode) == "madvise" else { return }
         setenv("GLIBC_TUNABLES", tunable, 1)
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         execv("/proc/self/exe", &argv)

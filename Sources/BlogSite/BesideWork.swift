@@ -69,11 +69,7 @@ final class BesideWork<Input>: @unchecked Sendable {
     func take() -> [OutputFile] {
         condition.lock()
         defer { condition.unlock() }
-        let files = Array(pending.joined())
-        pending = []
-        pendingBytes = 0
-        condition.broadcast()
-        return files
+        return takePending()
     }
 
     /// The next files, waiting for them; nil once the work has ended and everything was taken.
@@ -81,7 +77,11 @@ final class BesideWork<Input>: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         while pending.isEmpty && running { condition.wait() }
-        if pending.isEmpty { return nil }
+        return pending.isEmpty ? nil : takePending()
+    }
+
+    /// Empties the queue and wakes a waiting `put` (with the lock held).
+    private func takePending() -> [OutputFile] {
         let files = Array(pending.joined())
         pending = []
         pendingBytes = 0

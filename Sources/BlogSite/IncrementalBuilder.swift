@@ -293,19 +293,17 @@ public final class IncrementalBuilder: @unchecked Sendable {
             // The cache is patched in place: entries are checked by fingerprint, so a page rendered
             // for inputs that are still current is valid even if a later step of this build fails.
             var keysChanged = false
-            do {
-                let rendered = try renderer.render(dirty.map { jobs[$0] })
-                for (n, index) in dirty.enumerated() {
-                    outputCache[jobKeys[index].key] = CachedOutput(fingerprint: jobKeys[index].fingerprint, files: [rendered[n]])
-                }
-                outputs.reserveCapacity(jobs.count + model.tags.count * 2 + 64)
-                for entry in jobKeys { outputs += outputCache[entry.key]!.files }
-                var same = jobKeys.count == lastPageKeys.count
-                if same { for (index, entry) in jobKeys.enumerated() where entry.key != lastPageKeys[index] { same = false; break } }
-                if !same {
-                    lastPageKeys = jobKeys.map(\.key)
-                    keysChanged = true
-                }
+            let rendered = try renderer.render(dirty.map { jobs[$0] })
+            for (n, index) in dirty.enumerated() {
+                outputCache[jobKeys[index].key] = CachedOutput(fingerprint: jobKeys[index].fingerprint, files: [rendered[n]])
+            }
+            outputs.reserveCapacity(jobs.count + model.tags.count * 2 + 64)
+            for entry in jobKeys { outputs += outputCache[entry.key]!.files }
+            var same = jobKeys.count == lastPageKeys.count
+            if same { for (index, entry) in jobKeys.enumerated() where entry.key != lastPageKeys[index] { same = false; break } }
+            if !same {
+                lastPageKeys = jobKeys.map(\.key)
+                keysChanged = true
             }
             jobKeys = []
             lap("render")
@@ -323,21 +321,19 @@ public final class IncrementalBuilder: @unchecked Sendable {
             for tag in model.tags where outputCache["feed:" + tag.key]?.fingerprint != feedKeys["feed:" + tag.key] {
                 feedRequests.append(.init(key: "feed:" + tag.key, tag: tag))
             }
-            do {
-                for (request, file) in zip(feedRequests, feeds.feeds(feedRequests)) {
-                    outputCache[request.key] = CachedOutput(fingerprint: feedKeys[request.key]!, files: [file])
-                }
-                let feedKeyList = ["feed:"] + model.tags.map({ "feed:" + $0.key })
-                for key in feedKeyList { outputs += outputCache[key]!.files }
-                if keysChanged || feedKeyList != lastFeedKeys {
-                    // Pages or feeds that no longer exist leave the cache (the outputs cached
-                    // after this point are kept; their fingerprints are checked there).
-                    var live = Set(lastPageKeys)
-                    live.formUnion(feedKeyList)
-                    live.formUnion(["json:tags", "json:posts", "sitemap"])
-                    outputCache = outputCache.filter { live.contains($0.key) }
-                    lastFeedKeys = feedKeyList
-                }
+            for (request, file) in zip(feedRequests, feeds.feeds(feedRequests)) {
+                outputCache[request.key] = CachedOutput(fingerprint: feedKeys[request.key]!, files: [file])
+            }
+            let feedKeyList = ["feed:"] + model.tags.map({ "feed:" + $0.key })
+            for key in feedKeyList { outputs += outputCache[key]!.files }
+            if keysChanged || feedKeyList != lastFeedKeys {
+                // Pages or feeds that no longer exist leave the cache (the outputs cached
+                // after this point are kept; their fingerprints are checked there).
+                var live = Set(lastPageKeys)
+                live.formUnion(feedKeyList)
+                live.formUnion(["json:tags", "json:posts", "sitemap"])
+                outputCache = outputCache.filter { live.contains($0.key) }
+                lastFeedKeys = feedKeyList
             }
             lap("feeds")
             renderedPages = dirty.count
@@ -480,6 +476,8 @@ public final class IncrementalBuilder: @unchecked Sendable {
             lap("+sitemap")
         }
         do {
+            // A scope of its own: the renderer holds the model, and must let go of it before the
+            // HTML is cleared below (else clearing would copy the posts and free nothing).
             let renderer = PageRenderer(model: model, theme: theme, summariesFor: nil)
             var start = 0
             while start < jobs.count {
