@@ -43,10 +43,11 @@ done
 
 if [ "$build" = 1 ]; then
   echo "bench: building release binaries" >&2
-  swift build -c release --product blog >&2
-  swift build -c release --product blog-bench >&2
+  # the same flags as `make build` (the Makefile's RELEASE_FLAGS), so neither rebuilds the other's work
+  swift build -c release --product blog -Xswiftc -static-stdlib >&2
+  swift build -c release --product blog-bench -Xswiftc -static-stdlib >&2
 fi
-bin=$(swift build -c release --show-bin-path)
+bin=$(swift build -c release -Xswiftc -static-stdlib --show-bin-path)
 for exe in blog blog-bench; do
   [ -x "$bin/$exe" ] || { echo "bench: $bin/$exe is missing (run without --no-build)" >&2; exit 1; }
 done
