@@ -332,16 +332,19 @@ public struct OutputWriter {
 
     /// Creates the folders of `paths` under `root` with mkdir(2), parents first; `made` remembers
     /// the folders already there, so batches do not ask twice.
+    /// (It runs on the writer's one thread for every batch, so it works on UTF-8 lengths: `String.count`
+    /// and `lastIndex(of:)` walk characters, and were most of its cost.)
     static func makeDirectories(for paths: Set<String>, under root: String, made: inout Set<String>, location: SourceLocation) throws {
         var directories = Set<String>()
         for path in paths {
-            var directory = parent(of: path)
+            var directory = parentBytes(of: path)
             while !directory.isEmpty && !made.contains(directory) {
                 guard directories.insert(directory).inserted else { break }
-                directory = parent(of: directory)
+                directory = parentBytes(of: directory)
             }
         }
-        for directory in directories.sorted(by: { $0.count < $1.count }) {
+        // A folder's parent is shorter in bytes, so this order makes parents first.
+        for directory in directories.sorted(by: { $0.utf8.count < $1.utf8.count }) {
             let path = root + "/" + directory
             if mkdir(path, 0o755) != 0 && errno != EEXIST {
                 throw Diagnostic.error("cannot create \(directory): \(String(cString: strerror(errno)))", at: location)
@@ -364,9 +367,41 @@ public struct OutputWriter {
         if let failure { throw Diagnostic.error(failure, at: location) }
     }
 
+    /// `a/b/c` → `a/b`, found on the UTF-8 bytes (`/` never occurs inside a multi-byte character).
+    static func parentBytes(of path: String) -> String {
+        let utf8 = path.utf8
+        guard let slash = utf8.lastIndex(of: UInt8(ascii: "/")) else { return "" }
+        return String(path[..<slash])
+    }
+
+    /// A path relative to the output folder with no empty, `.` or `..` component and no NUL byte.
+    /// One pass over the UTF-8 bytes: the main thread checks every output's path before handing a
+    /// batch to the writer, and splitting into substrings (plus Foundation's `contains`) cost as much
+    /// as writing the batch's folders.
     static func isSafeRelativePath(_ path: String) -> Bool {
-        if path.isEmpty || path.hasPrefix("/") || path.contains("\0") { return false }
-        return !path.split(separator: "/", omittingEmptySubsequences: false).contains { $0 == ".." || $0 == "." || $0.isEmpty }
+        var path = path
+        return path.withUTF8 { bytes in
+            if bytes.isEmpty { return false }
+            var componentStart = 0
+            var dots = 0 // the component so far is only dots: how many (-1: something else)
+            for index in 0...bytes.count {
+                let byte: UInt8 = index < bytes.count ? bytes[index] : UInt8(ascii: "/")
+                switch byte {
+                case 0:
+                    return false
+                case UInt8(ascii: "/"):
+                    let length = index - componentStart
+                    if length == 0 || (dots == length && length <= 2) { return false }
+                    componentStart = index + 1
+                    dots = 0
+                case UInt8(ascii: "."):
+                    if dots >= 0 { dots += 1 }
+                default:
+                    dots = -1
+                }
+            }
+            return true
+        }
     }
 
     static func sameBytes(atPath path: String, _ bytes: [UInt8]) -> Bool {

@@ -71,6 +71,19 @@ final class OutputWriterTests: XCTestCase {
         XCTAssertThrowsError(try writer.write([file("../escape.txt", "x")]))
         XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("escape.txt").path))
         XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("public").path))
+        // Every unsafe form is refused before anything is written, wherever it sits in the path.
+        for bad in ["", "/abs.txt", "a/../../escape.txt", "..", ".", "a/./b.txt", "a//b.txt", "a/", "a/..", "./a", "a\0b", "ノート/../../x"] {
+            XCTAssertThrowsError(try writer.write([file(bad, "x")]), "\(bad.debugDescription) must be refused") { error in
+                XCTAssertTrue("\(error)".contains("refusing to write outside the output folder"), "\(error)")
+            }
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("public").path))
+        // Names that only look odd are written, in folders made parents first.
+        let odd = ["...", ".well-known/x.txt", "a..b/c.d/e..", "タグ/日本語/index.html", "x/y/z/w/v.txt"]
+        try writer.write(odd.map { file($0, $0) })
+        for path in odd {
+            XCTAssertEqual(try String(contentsOf: root.appendingPathComponent("public/" + path), encoding: .utf8), path)
+        }
     }
 }
 
