@@ -39,7 +39,7 @@ swift-test: deps
 
 bench: deps test-deps
 	@scripts/install-deps.sh bench
-	scripts/bench.sh
+	RELEASE_FLAGS="$(RELEASE_FLAGS)" scripts/bench.sh
 
 clean:
 	rm -rf .build public .bench

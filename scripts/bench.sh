@@ -41,13 +41,15 @@ for tool in python3 /usr/bin/time; do
   command -v "$tool" >/dev/null 2>&1 || { echo "bench: $tool is required (make bench installs it)" >&2; exit 1; }
 done
 
+# The Makefile passes its RELEASE_FLAGS; run by hand, the same default.
+release_flags=${RELEASE_FLAGS:-"-Xswiftc -static-stdlib"}
 if [ "$build" = 1 ]; then
   echo "bench: building release binaries" >&2
   # the same flags as `make build` (the Makefile's RELEASE_FLAGS), so neither rebuilds the other's work
-  swift build -c release --product blog -Xswiftc -static-stdlib >&2
-  swift build -c release --product blog-bench -Xswiftc -static-stdlib >&2
+  swift build -c release --product blog $release_flags >&2
+  swift build -c release --product blog-bench $release_flags >&2
 fi
-bin=$(swift build -c release -Xswiftc -static-stdlib --show-bin-path)
+bin=$(swift build -c release $release_flags --show-bin-path)
 for exe in blog blog-bench; do
   [ -x "$bin/$exe" ] || { echo "bench: $bin/$exe is missing (run without --no-build)" >&2; exit 1; }
 done
