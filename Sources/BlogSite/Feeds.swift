@@ -2,13 +2,17 @@ import BlogCore
 import BlogContent
 import Foundation
 
-/// Bytes the XML escaper must look at: markup characters, C0 controls, and 0xEF (U+FFFE/U+FFFF).
-private let xmlSpecial: [Bool] = (0..<256).map { byte in
+/// Whether the XML escaper must look at `byte`: markup characters, C0 controls, and 0xEF
+/// (U+FFFE/U+FFFF). A comparison, not a table: a global table is initialised lazily, and every
+/// read of it in the byte loop went through `swift_once`.
+@inline(__always)
+private func isXMLSpecial(_ byte: UInt8) -> Bool {
     byte < 0x20 || byte == 0x26 || byte == 0x3C || byte == 0x3E || byte == 0x22 || byte == 0x27 || byte == 0xEF
 }
 
-/// Bytes a CDATA section must look at: C0 controls, `]` (of `]]>`) and 0xEF (U+FFFE/U+FFFF).
-private let cdataSpecial: [Bool] = (0..<256).map { byte in
+/// Whether a CDATA section must look at `byte`: C0 controls, `]` (of `]]>`) and 0xEF (U+FFFE/U+FFFF).
+@inline(__always)
+private func isCDATASpecial(_ byte: UInt8) -> Bool {
     byte < 0x20 || byte == 0x5D || byte == 0xEF
 }
 
@@ -42,7 +46,7 @@ struct FeedWriter {
         var i = 0
         while i < count {
             // Skip plain bytes quickly.
-            while i < count && !xmlSpecial[Int(bytes[i])] { i += 1 }
+            while i < count && !isXMLSpecial(bytes[i]) { i += 1 }
             if i >= count { break }
             let byte = bytes[i]
             let replacement: StaticString?
@@ -97,7 +101,7 @@ struct FeedWriter {
                 }
             }
             let limit = raw == nil ? count : min(count, i + 8)
-            while i < limit && !cdataSpecial[Int(bytes[i])] { i += 1 }
+            while i < limit && !isCDATASpecial(bytes[i]) { i += 1 }
             if i == limit { continue }
             let byte = bytes[i]
             if byte == 0x5D {
