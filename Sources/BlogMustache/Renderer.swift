@@ -28,8 +28,16 @@ func appendEscaped(_ buffer: UnsafeBufferPointer<UInt8>, to out: inout OutputBuf
     var runStart = 0
     var i = 0
     let n = buffer.count
+    // The same test as mayNeedEscaping, sixteen bytes at a time with vector compares (exact).
+    let ones = SIMD16<UInt8>(repeating: 1), twos = SIMD16<UInt8>(repeating: 2)
+    let apostrophe = SIMD16<UInt8>(repeating: 0x27), greater = SIMD16<UInt8>(repeating: 0x3E), quote = SIMD16<UInt8>(repeating: 0x22)
     while i < n {
-        // Eight bytes at a time past text that needs no escaping (most of it).
+        // Sixteen, then eight bytes at a time past text that needs no escaping (most of it).
+        while i + 16 <= n {
+            let v = UnsafeRawPointer(base + i).loadUnaligned(as: SIMD16<UInt8>.self)
+            if any((v | ones) .== apostrophe .| (v | twos) .== greater .| v .== quote) { break }
+            i += 16
+        }
         while i + 8 <= n && !mayNeedEscaping(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) {
             i += 8
         }
