@@ -35,7 +35,9 @@ func appendEscaped(_ buffer: UnsafeBufferPointer<UInt8>, to out: inout OutputBuf
         // Sixteen, then eight bytes at a time past text that needs no escaping (most of it).
         while i + 16 <= n {
             let v = UnsafeRawPointer(base + i).loadUnaligned(as: SIMD16<UInt8>.self)
-            if any((v | ones) .== apostrophe .| (v | twos) .== greater .| v .== quote) { break }
+            // The lanes as two words (`any` may reduce lane by lane when not inlined).
+            let lanes = unsafeBitCast((v | ones) .== apostrophe .| (v | twos) .== greater .| v .== quote, to: (UInt64, UInt64).self)
+            if lanes.0 | lanes.1 != 0 { break }
             i += 16
         }
         while i + 8 <= n && !mayNeedEscaping(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) {

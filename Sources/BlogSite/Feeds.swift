@@ -197,6 +197,16 @@ struct FeedWriter {
         if let raw = UnsafeRawPointer(bytes.baseAddress) {
             let ones: UInt64 = 0x0101_0101_0101_0101
             let highs: UInt64 = 0x8080_8080_8080_8080
+            /// Visits the byte at `at + k` for each `k` whose byte in `marks` has its high bit set;
+            /// false: a character XML forbids.
+            func visitMarks(_ marks: UInt64, at: Int) -> Bool {
+                var marks = marks
+                while marks != 0 {
+                    guard visit(at + marks.trailingZeroBitCount >> 3) else { return false }
+                    marks &= marks &- 1
+                }
+                return true
+            }
             /// Visits each byte of the eight at `at` that needs a look (`at + 9 <= count`: the
             /// second word, one byte on, is for the `/` after a `"`); false: a character XML forbids.
             func visitWord(at: Int) -> Bool {
@@ -210,14 +220,10 @@ struct FeedWriter {
                     let next = raw.loadUnaligned(fromByteOffset: at + 1, as: UInt64.self)
                     marks |= zeros(word ^ (ones &* 0x22)) & zeros(next ^ (ones &* 0x2F))
                 }
-                while marks != 0 {
-                    guard visit(at + marks.trailingZeroBitCount >> 3) else { return false }
-                    marks &= marks &- 1
-                }
-                return true
+                return visitMarks(marks, at: at)
             }
             // Sixteen bytes at a time, with vector compares (a line end or tab is not a control
-            // that needs a look; a carriage return counts as one here, and visitWord lets it through).
+            // that needs a look; a carriage return counts as one here, and `visit` lets it through).
             let below = SIMD16<UInt8>(repeating: 0x20), bracket = SIMD16<UInt8>(repeating: 0x5D), ef = SIMD16<UInt8>(repeating: 0xEF)
             let quote = SIMD16<UInt8>(repeating: 0x22), slash = SIMD16<UInt8>(repeating: 0x2F)
             let lineEnd = SIMD16<UInt8>(repeating: 0x0A), tab = SIMD16<UInt8>(repeating: 0x09)
@@ -228,8 +234,12 @@ struct FeedWriter {
                     let n = raw.loadUnaligned(fromByteOffset: i + 1, as: SIMD16<UInt8>.self)
                     look = look .| ((v .== quote) .& (n .== slash))
                 }
-                if any(look) {
-                    guard visitWord(at: i), visitWord(at: i + 8) else {
+                // The lanes as two words (0xFF where a byte needs a look; `any` was not inlined
+                // here and reduced lane by lane). The vector test is exact: the marks are visited
+                // as they are (a carriage return among them is let through by `visit`).
+                let lanes = unsafeBitCast(look, to: (UInt64, UInt64).self)
+                if lanes.0 | lanes.1 != 0 {
+                    guard visitMarks(lanes.0 & highs, at: i), visitMarks(lanes.1 & highs, at: i + 8) else {
                         out.removeLast(out.count - start)
                         return false
                     }
