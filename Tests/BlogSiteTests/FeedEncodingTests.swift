@@ -146,4 +146,39 @@ final class FeedEncodingTests: XCTestCase {
         XCTAssertFalse(done)
         XCTAssertEqual(out, Array("k".utf8))
     }
+
+    /// The XML escaper skips sixteen bytes at a time: against the definition, on random pieces.
+    func testXMLEscapingMatchesTheDefinition() {
+        func reference(_ bytes: [UInt8]) -> [UInt8] {
+            var out: [UInt8] = []
+            var i = 0
+            while i < bytes.count {
+                let b = bytes[i]
+                switch b {
+                case UInt8(ascii: "&"): out += Array("&amp;".utf8)
+                case UInt8(ascii: "<"): out += Array("&lt;".utf8)
+                case UInt8(ascii: ">"): out += Array("&gt;".utf8)
+                case UInt8(ascii: "\""): out += Array("&quot;".utf8)
+                case UInt8(ascii: "'"): out += Array("&apos;".utf8)
+                case 0x09, 0x0A, 0x0D: out.append(b)
+                case 0..<0x20: break
+                case 0xEF where i + 2 < bytes.count && bytes[i + 1] == 0xBF && (bytes[i + 2] == 0xBE || bytes[i + 2] == 0xBF):
+                    i += 2
+                default: out.append(b)
+                }
+                i += 1
+            }
+            return out
+        }
+        let pieces: [String] = ["&", "<", ">", "\"", "'", "\t", "\n", "\r", "\u{1}", "\u{1F}", "\u{FFFE}", "\u{FFFF}", "\u{FF01}", "漢字",
+                                "%", "(", "=", "?", "!", "#", ";", "abcdefghijklmnop", " ", "\u{7F}"]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<3000 {
+            var bytes: [UInt8] = []
+            for _ in 0..<Int.random(in: 0...24, using: &generator) { bytes += Array(pieces.randomElement(using: &generator)!.utf8) }
+            var out: [UInt8] = []
+            FeedWriter.appendEscaped(bytes, to: &out)
+            XCTAssertEqual(out, reference(bytes), String(decoding: bytes, as: UTF8.self).debugDescription)
+        }
+    }
 }
