@@ -114,16 +114,18 @@ public final class TemplateLibrary: Sendable {
         guard let template = templates[name] else {
             throw MustacheError(path: name, line: 0, column: 0, message: "no template named '\(name)'")
         }
-        var renderer = Renderer(library: self, context: context)
         var overflow: OutputBuffer?
         var failure: Error?
         let size = max(capacity, 64)
         var bytes = [UInt8](unsafeUninitializedCapacity: size) { storage, initialized in
             var out = OutputBuffer(lending: UnsafeMutableBufferPointer(rebasing: storage[0..<size]))
-            do {
-                try renderer.render(template.ops, template.info, into: &out)
-            } catch {
-                failure = error
+            withUnsafePointer(to: context) { context in
+                var renderer = Renderer(library: self, context: context)
+                do {
+                    try renderer.render(template.ops, template.info, into: &out)
+                } catch {
+                    failure = error
+                }
             }
             if out.ownsMemory {
                 initialized = 0

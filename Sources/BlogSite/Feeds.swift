@@ -2,13 +2,17 @@ import BlogCore
 import BlogContent
 import Foundation
 
-/// Bytes the XML escaper must look at: markup characters, C0 controls, and 0xEF (U+FFFE/U+FFFF).
-private let xmlSpecial: [Bool] = (0..<256).map { byte in
+/// Whether the XML escaper must look at `byte`: markup characters, C0 controls, and 0xEF
+/// (U+FFFE/U+FFFF). A comparison, not a table: a global table is initialised lazily, and every
+/// read of it in the byte loop went through `swift_once`.
+@inline(__always)
+private func isXMLSpecial(_ byte: UInt8) -> Bool {
     byte < 0x20 || byte == 0x26 || byte == 0x3C || byte == 0x3E || byte == 0x22 || byte == 0x27 || byte == 0xEF
 }
 
-/// Bytes a CDATA section must look at: C0 controls, `]` (of `]]>`) and 0xEF (U+FFFE/U+FFFF).
-private let cdataSpecial: [Bool] = (0..<256).map { byte in
+/// Whether a CDATA section must look at `byte`: C0 controls, `]` (of `]]>`) and 0xEF (U+FFFE/U+FFFF).
+@inline(__always)
+private func isCDATASpecial(_ byte: UInt8) -> Bool {
     byte < 0x20 || byte == 0x5D || byte == 0xEF
 }
 
@@ -40,9 +44,24 @@ struct FeedWriter {
         let count = bytes.count
         var runStart = 0
         var i = 0
+        // Sixteen bytes at a time past plain text, with vector compares (exact: the same bytes
+        // as isXMLSpecial; a summary is a few hundred bytes, mostly plain).
+        let below = SIMD16<UInt8>(repeating: 0x20), ones = SIMD16<UInt8>(repeating: 1), twos = SIMD16<UInt8>(repeating: 2)
+        let apostrophe = SIMD16<UInt8>(repeating: 0x27), greater = SIMD16<UInt8>(repeating: 0x3E)
+        let quote = SIMD16<UInt8>(repeating: 0x22), ef = SIMD16<UInt8>(repeating: 0xEF)
+        let raw = UnsafeRawPointer(bytes.baseAddress)
         while i < count {
             // Skip plain bytes quickly.
-            while i < count && !xmlSpecial[Int(bytes[i])] { i += 1 }
+            if let raw {
+                while i + 16 <= count {
+                    let v = raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+                    let look = (v .< below) .| ((v | ones) .== apostrophe) .| ((v | twos) .== greater) .| (v .== quote) .| (v .== ef)
+                    let lanes = unsafeBitCast(look, to: (UInt64, UInt64).self)
+                    if lanes.0 | lanes.1 != 0 { break }
+                    i += 16
+                }
+            }
+            while i < count && !isXMLSpecial(bytes[i]) { i += 1 }
             if i >= count { break }
             let byte = bytes[i]
             let replacement: StaticString?
@@ -97,7 +116,7 @@ struct FeedWriter {
                 }
             }
             let limit = raw == nil ? count : min(count, i + 8)
-            while i < limit && !cdataSpecial[Int(bytes[i])] { i += 1 }
+            while i < limit && !isCDATASpecial(bytes[i]) { i += 1 }
             if i == limit { continue }
             let byte = bytes[i]
             if byte == 0x5D {
@@ -129,6 +148,140 @@ struct FeedWriter {
         }
         if count > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<count])) }
         out.append(contentsOf: "]]>".utf8)
+    }
+
+    /// The HTML of a post as the CDATA of a feed entry, its root-relative links made absolute:
+    /// in one pass when that gives the same bytes, else rewritten first and then encoded.
+    static func appendContent(_ html: UnsafeBufferPointer<UInt8>, urls: URLBuilder, to out: inout [UInt8]) {
+        let prefix = urls.rootLinkPrefix(absolute: true)
+        let done = prefix.withUnsafeBufferPointer { prefix in
+            appendCDATA(html, rewritingRootLinksWith: prefix.elementsEqual("/".utf8) ? nil : prefix, to: &out)
+        }
+        if !done { urls.withRootLinksRewritten(html, absolute: true) { appendCDATA($0, to: &out) } }
+    }
+
+    /// `appendCDATA` of `bytes` after `URLBuilder.withRootLinksRewritten` with `prefix` (nil: no
+    /// rewrite), in one pass and without the rewritten copy: the scan looks for `"/` as well as
+    /// for what CDATA must handle. Returns false, with `out` unchanged, when the two steps would
+    /// not give the same bytes this way: `bytes` holds a character XML forbids (dropping it may
+    /// join a `]]>`), or `prefix` holds `]`, `>` or a byte outside printable ASCII. The caller
+    /// then takes the two steps.
+    static func appendCDATA(_ bytes: UnsafeBufferPointer<UInt8>, rewritingRootLinksWith prefix: UnsafeBufferPointer<UInt8>?,
+                            to out: inout [UInt8]) -> Bool {
+        if let prefix {
+            for byte in prefix where byte < 0x20 || byte > 0x7E || byte == 0x5D || byte == 0x3E { return false }
+        }
+        let rewrite = prefix != nil
+        let start = out.count
+        out.reserveCapacity(out.count + bytes.count + 64)
+        out.append(contentsOf: "<![CDATA[".utf8)
+        let count = bytes.count
+        var runStart = 0
+        /// Handles the byte at `p`; false: a character XML forbids.
+        @inline(__always)
+        func visit(_ p: Int) -> Bool {
+            let byte = bytes[p]
+            if byte == 0x22 {
+                // `="/` after ` href` or ` src`, not `//`: as in URLBuilder.withRootLinksRewritten.
+                guard rewrite, p >= 1, p + 1 < count, bytes[p + 1] == UInt8(ascii: "/"), bytes[p - 1] == UInt8(ascii: "=") else { return true }
+                let i = p - 1
+                let isHref = i >= 5 && bytes[i - 4] == UInt8(ascii: "h") && bytes[i - 3] == UInt8(ascii: "r") && bytes[i - 2] == UInt8(ascii: "e")
+                    && bytes[i - 1] == UInt8(ascii: "f") && bytes[i - 5] == UInt8(ascii: " ")
+                let isSrc = i >= 4 && bytes[i - 3] == UInt8(ascii: "s") && bytes[i - 2] == UInt8(ascii: "r") && bytes[i - 1] == UInt8(ascii: "c")
+                    && bytes[i - 4] == UInt8(ascii: " ")
+                let protocolRelative = p + 2 < count && bytes[p + 2] == UInt8(ascii: "/")
+                if (isHref || isSrc) && !protocolRelative, let prefix {
+                    out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<(p + 1)]))
+                    out.append(contentsOf: prefix)
+                    runStart = p + 2
+                }
+                return true
+            }
+            if byte == 0x5D {
+                if p + 2 < count && bytes[p + 1] == 0x5D && bytes[p + 2] == 0x3E {
+                    // `]]` ends this section, `>` starts the next one.
+                    out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<(p + 2)]))
+                    out.append(contentsOf: "]]><![CDATA[".utf8)
+                    runStart = p + 2
+                }
+                return true
+            }
+            return isForbiddenInXML(bytes, at: p) == 0
+        }
+        var i = 0
+        if let raw = UnsafeRawPointer(bytes.baseAddress) {
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            /// Visits the byte at `at + k` for each `k` whose byte in `marks` has its high bit set;
+            /// false: a character XML forbids.
+            func visitMarks(_ marks: UInt64, at: Int) -> Bool {
+                var marks = marks
+                while marks != 0 {
+                    guard visit(at + marks.trailingZeroBitCount >> 3) else { return false }
+                    marks &= marks &- 1
+                }
+                return true
+            }
+            /// Visits each byte of the eight at `at` that needs a look (`at + 9 <= count`: the
+            /// second word, one byte on, is for the `/` after a `"`); false: a character XML forbids.
+            func visitWord(at: Int) -> Bool {
+                let word = raw.loadUnaligned(fromByteOffset: at, as: UInt64.self)
+                // The high bit of each byte that matches, exactly.
+                func zeros(_ x: UInt64) -> UInt64 { ~(((x & ~highs) &+ ~highs) | x) & highs }
+                let below20 = ~(((word & ~highs) &+ (ones &* 0x60)) | word) & highs
+                let allowed = zeros(word ^ (ones &* 0x09)) | zeros(word ^ (ones &* 0x0A)) | zeros(word ^ (ones &* 0x0D))
+                var marks = below20 & ~allowed | zeros(word ^ (ones &* 0x5D)) | zeros(word ^ (ones &* 0xEF))
+                if rewrite {
+                    let next = raw.loadUnaligned(fromByteOffset: at + 1, as: UInt64.self)
+                    marks |= zeros(word ^ (ones &* 0x22)) & zeros(next ^ (ones &* 0x2F))
+                }
+                return visitMarks(marks, at: at)
+            }
+            // Sixteen bytes at a time, with vector compares (a line end or tab is not a control
+            // that needs a look; a carriage return counts as one here, and `visit` lets it through).
+            let below = SIMD16<UInt8>(repeating: 0x20), bracket = SIMD16<UInt8>(repeating: 0x5D), ef = SIMD16<UInt8>(repeating: 0xEF)
+            let quote = SIMD16<UInt8>(repeating: 0x22), slash = SIMD16<UInt8>(repeating: 0x2F)
+            let lineEnd = SIMD16<UInt8>(repeating: 0x0A), tab = SIMD16<UInt8>(repeating: 0x09)
+            while i + 17 <= count {
+                let v = raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+                var look = (v .< below) .& (v .!= lineEnd) .& (v .!= tab) .| (v .== bracket) .| (v .== ef)
+                if rewrite {
+                    let n = raw.loadUnaligned(fromByteOffset: i + 1, as: SIMD16<UInt8>.self)
+                    look = look .| ((v .== quote) .& (n .== slash))
+                }
+                // The lanes as two words (0xFF where a byte needs a look; `any` was not inlined
+                // here and reduced lane by lane). The vector test is exact: the marks are visited
+                // as they are (a carriage return among them is let through by `visit`).
+                let lanes = unsafeBitCast(look, to: (UInt64, UInt64).self)
+                if lanes.0 | lanes.1 != 0 {
+                    guard visitMarks(lanes.0 & highs, at: i), visitMarks(lanes.1 & highs, at: i + 8) else {
+                        out.removeLast(out.count - start)
+                        return false
+                    }
+                }
+                i += 16
+            }
+            while i + 9 <= count {
+                guard visitWord(at: i) else {
+                    out.removeLast(out.count - start)
+                    return false
+                }
+                i += 8
+            }
+        }
+        while i < count {
+            let byte = bytes[i]
+            if byte < 0x20 || byte == 0x5D || byte == 0xEF || byte == 0x22 {
+                guard visit(i) else {
+                    out.removeLast(out.count - start)
+                    return false
+                }
+            }
+            i += 1
+        }
+        if count > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<count])) }
+        out.append(contentsOf: "]]>".utf8)
+        return true
     }
 
     /// How many bytes at `i` form a character XML 1.0 forbids (C0 controls other than tab and
@@ -173,9 +326,7 @@ struct FeedWriter {
         text("    <summary>"); escaped(post.summary)
         text("</summary>\n    <content type=\"html\">")
         var html = post.content.html
-        html.withUTF8 { source in
-            urls.withRootLinksRewritten(source, absolute: true) { FeedWriter.appendCDATA($0, to: &out) }
-        }
+        html.withUTF8 { FeedWriter.appendContent($0, urls: urls, to: &out) }
         text("</content>\n  </entry>\n")
         return out
     }

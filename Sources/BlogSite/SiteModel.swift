@@ -240,46 +240,69 @@ public struct SiteModel: Sendable {
             let output = out
             DispatchQueue.concurrentPerform(iterations: workers) { worker in
                 // One score array per worker, reset through the list of touched entries.
-                var scores = [Double](repeating: 0, count: postTags.count)
-                var touched: [Int] = []
+                // Plain memory: the inner loop runs about 700 times per post, and array
+                // subscripts there paid bounds and uniqueness checks.
+                let scores = UnsafeMutableBufferPointer<Double>.allocate(capacity: postTags.count)
+                scores.initialize(repeating: 0)
+                // Each post is touched at most once per post scored (its score is then above 0).
+                let touchedStorage = UnsafeMutableBufferPointer<Int>.allocate(capacity: postTags.count)
+                defer {
+                    scores.deallocate()
+                    touchedStorage.deallocate()
+                }
+                var touchedCount = 0
                 let start = worker * chunk
                 let end = min(postTags.count, start + chunk)
                 guard start < end else { return }
                 for index in start..<end {
                     for (slot, tagIndex) in postTags[index].enumerated() {
-                        let members = tags[tagIndex].postIndices
-                        let weight = 1.0 + 1.0 / Double(members.count)
-                        var low = 0
-                        var high = members.count
-                        if members.count > window {
-                            let position = positions[index].isEmpty ? 0 : positions[index][slot]
-                            low = max(0, min(position - window / 2, members.count - window))
-                            high = low + window
-                        }
-                        for k in low..<high {
-                            let other = members[k]
-                            if other == index { continue }
-                            if scores[other] == 0 { touched.append(other) }
-                            scores[other] += weight
+                        tags[tagIndex].postIndices.withUnsafeBufferPointer { members in
+                            let weight = 1.0 + 1.0 / Double(members.count)
+                            var low = 0
+                            var high = members.count
+                            if members.count > window {
+                                let position = positions[index].isEmpty ? 0 : positions[index][slot]
+                                low = max(0, min(position - window / 2, members.count - window))
+                                high = low + window
+                            }
+                            for k in low..<high {
+                                let other = members[k]
+                                if other == index { continue }
+                                if scores[other] == 0 {
+                                    touchedStorage[touchedCount] = other
+                                    touchedCount += 1
+                                }
+                                scores[other] += weight
+                            }
                         }
                     }
+                    let touched = UnsafeBufferPointer(rebasing: touchedStorage[..<touchedCount])
                     // The best five by (score desc, distance asc, index asc), without sorting everything.
                     var best: [(score: Double, distance: Int, index: Int)] = []
+                    best.reserveCapacity(5)
                     for other in touched {
                         let candidate = (score: scores[other], distance: abs(other - index), index: other)
                         scores[other] = 0
                         func better(_ a: (score: Double, distance: Int, index: Int), _ b: (score: Double, distance: Int, index: Int)) -> Bool {
                             a.score != b.score ? a.score > b.score : a.distance != b.distance ? a.distance < b.distance : a.index < b.index
                         }
+                        // `best` stays sorted: the new one moves up to its place (no two compare
+                        // equal, so this is the order a sort gives; a sort call per candidate
+                        // cost more than the scoring).
                         if best.count < 5 {
                             best.append(candidate)
-                            best.sort(by: better)
                         } else if better(candidate, best[4]) {
                             best[4] = candidate
-                            best.sort(by: better)
+                        } else {
+                            continue
+                        }
+                        var k = best.count - 1
+                        while k > 0 && better(best[k], best[k - 1]) {
+                            best.swapAt(k, k - 1)
+                            k -= 1
                         }
                     }
-                    touched.removeAll(keepingCapacity: true)
+                    touchedCount = 0
                     output[index] = best.map(\.index)
                 }
             }

@@ -38,9 +38,12 @@ struct URLBuilder: Sendable {
         }
     }
 
+    /// What replaces the `/` of a root-relative link: the base path, after the origin with `absolute`.
+    func rootLinkPrefix(absolute: Bool) -> [UInt8] { Array(((absolute ? origin : "") + basePath).utf8) }
+
     /// Calls `body` with `source` after the rewrite (`source` itself when nothing changes).
     func withRootLinksRewritten<R>(_ source: UnsafeBufferPointer<UInt8>, absolute: Bool, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        let prefix = Array(((absolute ? origin : "") + basePath).utf8)
+        let prefix = rootLinkPrefix(absolute: absolute)
         if prefix == [UInt8(ascii: "/")] { return body(source) }
         guard let base = source.baseAddress else { return body(source) }
         let count = source.count
