@@ -136,6 +136,8 @@ public final class IncrementalBuilder: @unchecked Sendable {
         // files, only those are looked at; anything else (a folder, a rescan) lists content/ again.
         let loader = ContentLoader(siteDirectory: options.siteDirectory, config: config)
         let contentPrefix = root + "/content/"
+        // `blog build` (a sink, a new builder): no cache to fill, no stamps to take (see `stream`).
+        let oneShot = sink != nil && contentCache.isEmpty && lastModel == nil
         let onlyMarkdown = !changed.isEmpty && !contentCache.isEmpty && !configChanged && changed.allSatisfy { path in
             if path.hasPrefix(root + "/static/") { return true }
             guard path.hasPrefix(contentPrefix), path.hasSuffix(".md") || path.hasSuffix(".markdown") else { return false }
@@ -175,6 +177,10 @@ public final class IncrementalBuilder: @unchecked Sendable {
                 if let cached = contentCache[relative], let stamp, cached.stamp == stamp { continue }
                 stale.append((relative, stamp))
             }
+        } else if oneShot {
+            // `blog build` keeps nothing for a next build: every file is read, none needs a stamp.
+            paths = loader.markdownFiles()
+            stale = paths.map { ($0, nil) }
         } else {
             paths = loader.markdownFiles()
             var stamps = [FileStamp?](repeating: nil, count: paths.count)
@@ -192,13 +198,15 @@ public final class IncrementalBuilder: @unchecked Sendable {
             sameList = paths == lastPaths && lastPaths.count == contentCache.count
         }
         var reloaded = loader.loadFiles(stale.map(\.path))
-        for (n, entry) in stale.enumerated() {
+        for (n, entry) in stale.enumerated() where !oneShot {
             contentCache[entry.path] = CachedFile(stamp: entry.stamp ?? FileStamp(size: -1, mtime: 0, mtimeNanos: 0, inode: 0),
                                                   file: reloaded[n], version: nextVersion)
             nextVersion += 1
         }
         var files: [ContentLoader.LoadedFile]
-        if sameList && lastFiles.count == paths.count {
+        if oneShot {
+            files = reloaded
+        } else if sameList && lastFiles.count == paths.count {
             files = lastFiles
             lastFiles = []
             for (n, entry) in stale.enumerated() {
