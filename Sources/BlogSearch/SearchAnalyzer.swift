@@ -549,28 +549,98 @@ struct DocumentAnalyzer {
                 continue
             }
             // CJK run: overlapping bigrams, or the single character.
-            let start = i
-            var previous = i
-            i += length
-            while i < n {
-                let b = p[i]
-                if b < 0x80 { break }
-                let (k, l) = classify(p, i, b, checked: checked)
-                if k != 1 {
-                    if k == 255 { return -1 }
-                    break
-                }
-                add(p + previous, i + l - previous, mask: mask, tf: tf, bit: bit)
-                position += 1; bit = bit == 32 ? 1 : bit << 1
-                previous = i
-                i += l
-            }
-            if previous == start {
-                add(p + start, i - start, mask: mask, tf: tf, bit: bit)
-                position += 1; bit = bit == 32 ? 1 : bit << 1
-            }
+            i = cjkRun(p, n, i, length, mask: mask, tf: tf, checked: checked, position: &position, bit: &bit)
+            if i < 0 { return -1 }
         }
         return position
+    }
+
+    /// The CJK run that starts with the CJK character p[start ..< start + length]: its overlapping
+    /// bigrams, or the character alone, into the term table, each at the next position. Returns
+    /// the index after the run, or -1 when `checked` and a character is not NFKC-stable.
+    ///
+    /// The bigrams of kana and ideographs (two 3-byte characters, 6 bytes) are most of a Japanese
+    /// archive's tokens. They go through a loop of their own that makes no calls but to insert a
+    /// new term, with the term table in locals: inside the scanner's loop the table's fields and
+    /// the position were reloaded and spilled for each bigram. A 6-byte bigram is looked up as
+    /// `slot` does (its `TermHash` is the mix of the two overlapping 4-byte loads, a bijection, so
+    /// equal hash and length mean equal bytes). Any other character (one that needs the full
+    /// classification, a character beyond U+FFFF, the end of the run) takes the general step.
+    @inline(never)
+    mutating func cjkRun(_ p: UnsafePointer<UInt8>, _ n: Int, _ start: Int, _ length: Int, mask: UInt8, tf: Int32,
+                         checked: Bool, position: inout Int, bit: inout UInt8) -> Int {
+        let e3 = classes + 256
+        var b = bit
+        var bigrams = 0
+        var previous = start
+        var i = start &+ length
+        while i < n {
+            if i &- previous == 3 {
+                // Fast loop: 3-byte CJK characters after a 3-byte character.
+                var table = self.table, tableMask = self.tableMask, terms = self.terms
+                let g = UInt64(generation) << 32
+                let first = p + i, end = p + n
+                var q = first
+                repeat {
+                    let b0 = q[0]
+                    if b0 &- 0xE5 >= 5 {  // not U+5000…U+9FFF (unified ideographs)
+                        if b0 != 0xE3 { break }
+                        // U+3000…U+3FFF: a stable CJK character, else the general step.
+                        if e3[Int(q[1] & 0x3F) << 6 | Int(q[2] & 0x3F)] & 7 != ScanTables.stable | ScanTables.cjk { break }
+                    }
+                    let raw = UnsafeRawPointer(q - 3)
+                    let h = TermHash.mix(UInt64(raw.loadUnaligned(as: UInt32.self))
+                                         | UInt64(raw.loadUnaligned(fromByteOffset: 2, as: UInt32.self)) << 32)
+                    var index = Int(truncatingIfNeeded: h) & tableMask
+                    var t: Int
+                    while true {
+                        let e = table[index]
+                        if e & 0xFFFF_FFFF_0000_0000 != g {
+                            t = insert(q - 3, 6, h, at: index)
+                            table = self.table; tableMask = self.tableMask; terms = self.terms
+                            break
+                        }
+                        t = Int(truncatingIfNeeded: e & 0xFFFF_FFFF)
+                        if terms[t].hash == h && terms[t].length == 6 { break }
+                        index = (index &+ 1) & tableMask
+                    }
+                    let term = terms + t
+                    term.pointee.mask |= mask
+                    term.pointee.tf &+= tf
+                    term.pointee.residues |= b
+                    b = b == 32 ? 1 : b << 1
+                    q += 3
+                } while q < end
+                let done = (q - first) / 3
+                if done > 0 {
+                    bigrams &+= done
+                    i &+= 3 &* done
+                    previous = i &- 3
+                    if i >= n { break }
+                }
+            }
+            // General step: one character, fully classified; its bigram through `add`.
+            let b0 = p[i]
+            if b0 < 0x80 { break }
+            let (k, l) = classify(p, i, b0, checked: checked)
+            if k != 1 {
+                if k == 255 { return -1 }
+                break
+            }
+            add(p + previous, i &+ l &- previous, mask: mask, tf: tf, bit: b)
+            bigrams &+= 1
+            b = b == 32 ? 1 : b << 1
+            previous = i
+            i &+= l
+        }
+        if bigrams == 0 {
+            add(p + start, i &- start, mask: mask, tf: tf, bit: b)
+            bigrams = 1
+            b = b == 32 ? 1 : b << 1
+        }
+        position &+= bigrams
+        bit = b
+        return i
     }
 
     /// The tokens of one word run at one position; false when it has none (then it takes no position).

@@ -146,6 +146,31 @@ final class SearchAnalyzerTests: XCTestCase {
         check(docs + docs, analyzer: &analyzer)
     }
 
+    /// CJK runs go through a loop of their own for 3-byte characters after a 3-byte character
+    /// (`DocumentAnalyzer.cjkRun`), and through the general step for anything else: every sequence
+    /// of up to three characters from both sides of that line (ideographs of lead bytes E4 and
+    /// E5…E9, non-ideographs of lead byte E4, kana and `ー々〇` of U+3000…U+3FFF, CJK characters NFKC
+    /// may change, 4-byte ideographs, Hangul, non-CJK kana punctuation, letters, separators), and
+    /// repeated, at the ends of fields and in the middle, gives the reference's terms, with the
+    /// optimistic scan and the checked one.
+    func testCJKRunsOfEveryShapeMatchTheReference() {
+        let characters = ["東", "の", "ー", "々", "〇", "一", "丂", "䀀", "䷀", "𠀋", "㐀", "ㇰ", "ゟ", "ㄱ", "가", "・", "a", "Z", " ", "。"]
+        var texts: [String] = characters
+        for a in characters { for b in characters { texts.append(a + b) } }
+        for a in characters { for b in characters { for c in characters { texts.append(a + b + c) } } }
+        var analyzer = DocumentAnalyzer()
+        defer { analyzer.free() }
+        for text in texts {
+            let doc = SearchDocument(id: "k", title: text, url: "/", date: "2020", tags: [], headings: [],
+                                     body: text + text + "データ" + text, code: "東京" + text, summary: "")
+            let expected = Self.reference(doc)
+            for optimistic in [true, false] {
+                analyzer.optimistic = optimistic
+                XCTAssertEqual(Self.terms(analyzer.analyze(doc)), expected, "\(text.debugDescription) \(optimistic)")
+            }
+        }
+    }
+
     /// Every character of the ranges where the scanner has its own tables or fast paths, alone, doubled
     /// and next to letters, ideographs and kana, matches the reference.
     func testCharacterClassesMatchTheReference() {
