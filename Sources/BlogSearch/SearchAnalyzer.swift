@@ -104,6 +104,21 @@ enum ScanTables {
         }
         return UnsafePointer(t)
     }()
+
+    /// U+3000…U+3FFF by the two continuation bytes after the lead byte E3 read as one little-endian
+    /// UInt16 v: `cjkE3[v - 0x8080]` is 1 when the character is CJK and NFKC-stable (the CJK
+    /// loop's own characters), else 0. 0x3F40 entries; indices whose bytes are not continuation
+    /// bytes (not valid UTF-8) are never read.
+    static let cjkE3: UnsafePointer<UInt8> = {
+        let count = 0x3F40
+        let t = UnsafeMutablePointer<UInt8>.allocate(capacity: count)
+        t.initialize(repeating: 0, count: count)
+        for k in 0..<4096 {
+            let b1 = 0x80 | (k >> 6), b2 = 0x80 | (k & 0x3F)
+            t[(b1 | b2 << 8) - 0x8080] = table[256 + k] & 7 == stable | cjk ? 1 : 0
+        }
+        return UnsafePointer(t)
+    }()
 }
 
 /// Tokenizes documents into per-document term tables. One analyzer per thread; its buffers are
@@ -165,6 +180,7 @@ struct DocumentAnalyzer {
     let wordBytes: UnsafeMutablePointer<UInt8>
     let wordInts: UnsafeMutablePointer<Int>
     let classes: UnsafePointer<UInt8>
+    let cjkE3: UnsafePointer<UInt8>
     // Word cache (cleared when full).
     var wordTable: UnsafeMutablePointer<Int32>
     var wordTableMask: Int
@@ -190,6 +206,7 @@ struct DocumentAnalyzer {
         wordBytes = .allocate(capacity: 4096)
         wordInts = .allocate(capacity: 1024)
         classes = ScanTables.table
+        cjkE3 = ScanTables.cjkE3
         // Grows to the largest document seen (a post has some hundreds of distinct terms); small
         // tables stay in the L1 cache.
         let tableSize = 1 << 11
@@ -569,7 +586,6 @@ struct DocumentAnalyzer {
     @inline(never)
     mutating func cjkRun(_ p: UnsafePointer<UInt8>, _ n: Int, _ start: Int, _ length: Int, mask: UInt8, tf: Int32,
                          checked: Bool, position: inout Int, bit: inout UInt8) -> Int {
-        let e3 = classes + 256
         var b = bit
         var bigrams = 0
         var previous = start
@@ -580,13 +596,15 @@ struct DocumentAnalyzer {
                 var table = self.table, tableMask = self.tableMask, terms = self.terms
                 let g = UInt64(generation) << 32
                 let first = p + i, end = p + n
+                let fastE3 = cjkE3
                 var q = first
                 repeat {
                     let b0 = q[0]
                     if b0 &- 0xE5 >= 5 {  // not U+5000…U+9FFF (unified ideographs)
                         if b0 != 0xE3 { break }
                         // U+3000…U+3FFF: a stable CJK character, else the general step.
-                        if e3[Int(q[1] & 0x3F) << 6 | Int(q[2] & 0x3F)] & 7 != ScanTables.stable | ScanTables.cjk { break }
+                        let v = Int(UnsafeRawPointer(q + 1).loadUnaligned(as: UInt16.self).littleEndian)
+                        if fastE3[v &- 0x8080] == 0 { break }
                     }
                     let raw = UnsafeRawPointer(q - 3)
                     let h = TermHash.mix(UInt64(raw.loadUnaligned(as: UInt32.self))
