@@ -327,24 +327,29 @@ struct DocumentAnalyzer {
             if poolCount > 0 { b.baseAddress!.initialize(from: pool, count: poolCount) }
             count = poolCount
         }
-        let ends = [Int32](unsafeUninitializedCapacity: n) { b, count in
-            for t in 0..<n { b[t] = terms[t].start + terms[t].length }
-            count = n
-        }
-        let h = [UInt32](unsafeUninitializedCapacity: n) { b, count in
-            for t in 0..<n { b[t] = UInt32(truncatingIfNeeded: terms[t].hash) }
-            count = n
-        }
-        let values = [Int32](unsafeUninitializedCapacity: n) { b, count in
-            for t in 0..<n {
-                let tf = terms[t].tf, mask = Int32(terms[t].mask)
-                b[t] = tf > 0 ? mask | ((min(tf, 4096) - 1) << 5) : mask
+        // The four per-term arrays in one pass over the terms.
+        var h: [UInt32] = [], values: [Int32] = [], res: [UInt8] = []
+        let ends = [Int32](unsafeUninitializedCapacity: n) { eb, ec in
+            h = [UInt32](unsafeUninitializedCapacity: n) { hb, hc in
+                values = [Int32](unsafeUninitializedCapacity: n) { vb, vc in
+                    res = [UInt8](unsafeUninitializedCapacity: n) { rb, rc in
+                        guard n > 0 else { rc = 0; return }
+                        let e = eb.baseAddress!, hp = hb.baseAddress!, v = vb.baseAddress!, r = rb.baseAddress!
+                        for t in 0..<n {
+                            let term = terms + t
+                            e[t] = term.pointee.start &+ term.pointee.length
+                            hp[t] = UInt32(truncatingIfNeeded: term.pointee.hash)
+                            let tf = term.pointee.tf, mask = Int32(term.pointee.mask)
+                            v[t] = tf > 0 ? mask | ((min(tf, 4096) - 1) << 5) : mask
+                            r[t] = term.pointee.residues
+                        }
+                        rc = n
+                    }
+                    vc = n
+                }
+                hc = n
             }
-            count = n
-        }
-        let res = [UInt8](unsafeUninitializedCapacity: n) { b, count in
-            for t in 0..<n { b[t] = terms[t].residues }
-            count = n
+            ec = n
         }
         return AnalyzedDocument(document: doc, fieldLengths: fieldLengths, termBytes: bytes, termEnds: ends,
                                 termHashes: h, values: values, residues: res)
