@@ -693,8 +693,9 @@ struct DocumentAnalyzer {
             let e = Int(wordTable[index])
             if e < 0 { break }
             let word = words + e
+            // Up to 8 bytes, equal hashes and lengths mean equal bytes (`TermHash`).
             if word.pointee.hash == h && Int(word.pointee.length) == n
-                && memcmp(wordPool + Int(word.pointee.start), p, n) == 0 {
+                && (n <= 8 || memcmp(wordPool + Int(word.pointee.start), p, n) == 0) {
                 w = e
                 break
             }

@@ -146,6 +146,33 @@ final class SearchAnalyzerTests: XCTestCase {
         check(docs + docs, analyzer: &analyzer)
     }
 
+    /// The word cache tells words of up to 8 bytes apart by hash and length alone (`TermHash` is a
+    /// bijection there): identifiers of 1…10 bytes that differ in one byte, at every place, stay
+    /// apart, within a document and across documents (cache hits), also when they meet in a
+    /// probe sequence.
+    func testShortCachedWordsThatDifferInOneByte() {
+        var words: [String] = []
+        for n in 1...10 {
+            let base = Array("A" + String(repeating: "b", count: n - 1))
+            words.append(String(base))
+            for k in 0..<n {
+                var w = base
+                w[k] = k == 0 ? "B" : (k == n - 1 ? "C" : "c")
+                words.append(String(w))
+            }
+        }
+        let docs = (0..<3).map { d in
+            SearchDocument(id: "w\(d)", title: words[d], url: "/", date: "2020", tags: [], headings: [],
+                           body: words.joined(separator: " "), code: words.reversed().joined(separator: "."), summary: "")
+        }
+        // The default cache, and one of 8 words in 16 slots, where words share probe sequences.
+        for size in [8192, 8] {
+            var analyzer = DocumentAnalyzer(wordCacheWords: size)
+            defer { analyzer.free() }
+            check(docs, analyzer: &analyzer)
+        }
+    }
+
     /// CJK runs go through a loop of their own for 3-byte characters after a 3-byte character
     /// (`DocumentAnalyzer.cjkRun`), and through the general step for anything else: every sequence
     /// of up to three characters from both sides of that line (ideographs of lead bytes E4 and
