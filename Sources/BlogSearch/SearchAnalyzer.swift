@@ -378,28 +378,31 @@ struct DocumentAnalyzer {
     }
 
     mutating func insert(_ p: UnsafePointer<UInt8>, _ n: Int, _ h: UInt64, at index: Int) -> Int {
+        // Wrapping arithmetic: counts stay far below Int32 (a document's terms and their bytes).
         let t = termCount
-        if poolCount + n > poolCapacity {
+        let used = poolCount
+        if used &+ n > poolCapacity {
             var capacity = poolCapacity * 2
-            while poolCount + n > capacity { capacity *= 2 }
-            pool = AccumulatorState.grown(pool, count: poolCount, capacity: capacity)
+            while used + n > capacity { capacity *= 2 }
+            pool = AccumulatorState.grown(pool, count: used, capacity: capacity)
             poolCapacity = capacity
         }
         // Most terms are 1…8 bytes (a bigram is 6): copied with two overlapping 4-byte moves.
-        let to = UnsafeMutableRawPointer(pool + poolCount), from = UnsafeRawPointer(p)
+        let to = UnsafeMutableRawPointer(pool + used), from = UnsafeRawPointer(p)
         if n >= 4 && n <= 8 {
             to.storeBytes(of: from.loadUnaligned(as: UInt32.self), as: UInt32.self)
-            to.storeBytes(of: from.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self), toByteOffset: n - 4, as: UInt32.self)
+            to.storeBytes(of: from.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self), toByteOffset: n &- 4, as: UInt32.self)
         } else if n < 4 {
             var k = 0
-            while k < n { (pool + poolCount)[k] = p[k]; k += 1 }
+            while k < n { (pool + used)[k] = p[k]; k &+= 1 }
         } else {
-            (pool + poolCount).update(from: p, count: n)
+            (pool + used).update(from: p, count: n)
         }
-        (terms + t).initialize(to: Term(hash: h, start: Int32(poolCount), length: Int32(n), tf: 0, mask: 0, residues: 0))
-        poolCount += n
-        table[index] = UInt64(generation) << 32 | UInt64(t)
-        termCount += 1
+        (terms + t).initialize(to: Term(hash: h, start: Int32(truncatingIfNeeded: used), length: Int32(truncatingIfNeeded: n),
+                                        tf: 0, mask: 0, residues: 0))
+        poolCount = used &+ n
+        table[index] = UInt64(generation) << 32 | UInt64(truncatingIfNeeded: t)
+        termCount = t &+ 1
         if termCount == termCapacity { grow() }
         return t
     }
