@@ -511,6 +511,15 @@ final class TermPartition {
         Int((UInt64(hash &* 0x9E37_79B1) &* UInt64(count)) >> 32)
     }
 
+    /// The multiplied hashes of partition `index` (of `count`): `partition(of: h, count: count) ==
+    /// index` exactly when `UInt64(h &* 0x9E37_79B1) &- range.low < range.width`, one multiplication
+    /// and a compare for a term of another partition.
+    static func hashRange(_ index: Int, count: Int) -> (low: UInt64, width: UInt64) {
+        let c = UInt64(count)
+        let low = (UInt64(index) << 32 + c - 1) / c, high = (UInt64(index + 1) << 32 + c - 1) / c
+        return (low, high - low)
+    }
+
     @inline(__always)
     static func mapped(_ b: UInt8) -> UInt8 { b == 0xEE ? 0xF5 : (b == 0xEF ? 0xF6 : b) }
 
@@ -536,9 +545,10 @@ final class TermPartition {
             var table = st.pointee.table, tableMask = st.pointee.tableMask
             var termHashes = st.pointee.hashes, starts = st.pointee.starts, pool = st.pointee.pool
             var buffers = self.buffers, arena = self.arena
+            let range = TermPartition.hashRange(partition, count: count)
             for t in 0..<n {
                 let h = hashes[t]
-                if TermPartition.partition(of: h, count: count) != partition { continue }
+                if UInt64(h &* 0x9E37_79B1) &- range.low >= range.width { continue }  // another partition's
                 let start = t == 0 ? 0 : Int(ends[t &- 1])
                 let length = Int(ends[t]) &- start
                 let p = bytes + start

@@ -173,6 +173,32 @@ final class SearchAnalyzerTests: XCTestCase {
         }
     }
 
+    /// A full build's partitions skip other partitions' terms by a range of multiplied hashes
+    /// (`TermPartition.hashRange`): it must agree with `TermPartition.partition(of:count:)` for
+    /// every partition count, at the edges of every range and for random hashes.
+    func testPartitionHashRangesMatchPartitionOf() {
+        var rng = SplitMix64(seed: 9)
+        for count in 1...9 {
+            let ranges = (0..<count).map { TermPartition.hashRange($0, count: count) }
+            var hashes: [UInt32] = [0, 1, UInt32.max, UInt32.max - 1]
+            for r in ranges {
+                // Hashes whose products land just around the range's ends (0x9E3779B1 is odd, so
+                // it has an inverse mod 2^32).
+                for x in [r.low, r.low &+ 1, r.low &- 1, r.low &+ r.width, r.low &+ r.width &- 1] {
+                    hashes.append(UInt32(truncatingIfNeeded: x) &* 0x0E8B_2F51)  // 0x9E3779B1⁻¹ mod 2^32
+                }
+            }
+            for _ in 0..<20_000 { hashes.append(UInt32(truncatingIfNeeded: rng.next())) }
+            for h in hashes {
+                let expected = TermPartition.partition(of: h, count: count)
+                for (index, r) in ranges.enumerated() {
+                    let inRange = UInt64(h &* 0x9E37_79B1) &- r.low < r.width
+                    XCTAssertEqual(inRange, index == expected, "hash \(h) count \(count) partition \(index)")
+                }
+            }
+        }
+    }
+
     /// CJK runs go through a loop of their own for 3-byte characters after a 3-byte character
     /// (`DocumentAnalyzer.cjkRun`), and through the general step for anything else: every sequence
     /// of up to three characters from both sides of that line (ideographs of lead bytes E4 and
