@@ -104,6 +104,21 @@ enum ScanTables {
         }
         return UnsafePointer(t)
     }()
+
+    /// U+3000…U+3FFF by the two continuation bytes after the lead byte E3 read as one little-endian
+    /// UInt16 v: `cjkE3[v - 0x8080]` is 1 when the character is CJK and NFKC-stable (the CJK
+    /// loop's own characters), else 0. 0x3F40 entries; indices whose bytes are not continuation
+    /// bytes (not valid UTF-8) are never read.
+    static let cjkE3: UnsafePointer<UInt8> = {
+        let count = 0x3F40
+        let t = UnsafeMutablePointer<UInt8>.allocate(capacity: count)
+        t.initialize(repeating: 0, count: count)
+        for k in 0..<4096 {
+            let b1 = 0x80 | (k >> 6), b2 = 0x80 | (k & 0x3F)
+            t[(b1 | b2 << 8) - 0x8080] = table[256 + k] & 7 == stable | cjk ? 1 : 0
+        }
+        return UnsafePointer(t)
+    }()
 }
 
 /// Tokenizes documents into per-document term tables. One analyzer per thread; its buffers are
@@ -165,6 +180,7 @@ struct DocumentAnalyzer {
     let wordBytes: UnsafeMutablePointer<UInt8>
     let wordInts: UnsafeMutablePointer<Int>
     let classes: UnsafePointer<UInt8>
+    let cjkE3: UnsafePointer<UInt8>
     // Word cache (cleared when full).
     var wordTable: UnsafeMutablePointer<Int32>
     var wordTableMask: Int
@@ -190,6 +206,7 @@ struct DocumentAnalyzer {
         wordBytes = .allocate(capacity: 4096)
         wordInts = .allocate(capacity: 1024)
         classes = ScanTables.table
+        cjkE3 = ScanTables.cjkE3
         // Grows to the largest document seen (a post has some hundreds of distinct terms); small
         // tables stay in the L1 cache.
         let tableSize = 1 << 11
@@ -310,24 +327,29 @@ struct DocumentAnalyzer {
             if poolCount > 0 { b.baseAddress!.initialize(from: pool, count: poolCount) }
             count = poolCount
         }
-        let ends = [Int32](unsafeUninitializedCapacity: n) { b, count in
-            for t in 0..<n { b[t] = terms[t].start + terms[t].length }
-            count = n
-        }
-        let h = [UInt32](unsafeUninitializedCapacity: n) { b, count in
-            for t in 0..<n { b[t] = UInt32(truncatingIfNeeded: terms[t].hash) }
-            count = n
-        }
-        let values = [Int32](unsafeUninitializedCapacity: n) { b, count in
-            for t in 0..<n {
-                let tf = terms[t].tf, mask = Int32(terms[t].mask)
-                b[t] = tf > 0 ? mask | ((min(tf, 4096) - 1) << 5) : mask
+        // The four per-term arrays in one pass over the terms.
+        var h: [UInt32] = [], values: [Int32] = [], res: [UInt8] = []
+        let ends = [Int32](unsafeUninitializedCapacity: n) { eb, ec in
+            h = [UInt32](unsafeUninitializedCapacity: n) { hb, hc in
+                values = [Int32](unsafeUninitializedCapacity: n) { vb, vc in
+                    res = [UInt8](unsafeUninitializedCapacity: n) { rb, rc in
+                        guard n > 0 else { rc = 0; return }
+                        let e = eb.baseAddress!, hp = hb.baseAddress!, v = vb.baseAddress!, r = rb.baseAddress!
+                        for t in 0..<n {
+                            let term = terms + t
+                            e[t] = term.pointee.start &+ term.pointee.length
+                            hp[t] = UInt32(truncatingIfNeeded: term.pointee.hash)
+                            let tf = term.pointee.tf, mask = Int32(term.pointee.mask)
+                            v[t] = tf > 0 ? mask | ((min(tf, 4096) - 1) << 5) : mask
+                            r[t] = term.pointee.residues
+                        }
+                        rc = n
+                    }
+                    vc = n
+                }
+                hc = n
             }
-            count = n
-        }
-        let res = [UInt8](unsafeUninitializedCapacity: n) { b, count in
-            for t in 0..<n { b[t] = terms[t].residues }
-            count = n
+            ec = n
         }
         return AnalyzedDocument(document: doc, fieldLengths: fieldLengths, termBytes: bytes, termEnds: ends,
                                 termHashes: h, values: values, residues: res)
@@ -356,28 +378,31 @@ struct DocumentAnalyzer {
     }
 
     mutating func insert(_ p: UnsafePointer<UInt8>, _ n: Int, _ h: UInt64, at index: Int) -> Int {
+        // Wrapping arithmetic: counts stay far below Int32 (a document's terms and their bytes).
         let t = termCount
-        if poolCount + n > poolCapacity {
+        let used = poolCount
+        if used &+ n > poolCapacity {
             var capacity = poolCapacity * 2
-            while poolCount + n > capacity { capacity *= 2 }
-            pool = AccumulatorState.grown(pool, count: poolCount, capacity: capacity)
+            while used + n > capacity { capacity *= 2 }
+            pool = AccumulatorState.grown(pool, count: used, capacity: capacity)
             poolCapacity = capacity
         }
         // Most terms are 1…8 bytes (a bigram is 6): copied with two overlapping 4-byte moves.
-        let to = UnsafeMutableRawPointer(pool + poolCount), from = UnsafeRawPointer(p)
+        let to = UnsafeMutableRawPointer(pool + used), from = UnsafeRawPointer(p)
         if n >= 4 && n <= 8 {
             to.storeBytes(of: from.loadUnaligned(as: UInt32.self), as: UInt32.self)
-            to.storeBytes(of: from.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self), toByteOffset: n - 4, as: UInt32.self)
+            to.storeBytes(of: from.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self), toByteOffset: n &- 4, as: UInt32.self)
         } else if n < 4 {
             var k = 0
-            while k < n { (pool + poolCount)[k] = p[k]; k += 1 }
+            while k < n { (pool + used)[k] = p[k]; k &+= 1 }
         } else {
-            (pool + poolCount).update(from: p, count: n)
+            (pool + used).update(from: p, count: n)
         }
-        (terms + t).initialize(to: Term(hash: h, start: Int32(poolCount), length: Int32(n), tf: 0, mask: 0, residues: 0))
-        poolCount += n
-        table[index] = UInt64(generation) << 32 | UInt64(t)
-        termCount += 1
+        (terms + t).initialize(to: Term(hash: h, start: Int32(truncatingIfNeeded: used), length: Int32(truncatingIfNeeded: n),
+                                        tf: 0, mask: 0, residues: 0))
+        poolCount = used &+ n
+        table[index] = UInt64(generation) << 32 | UInt64(truncatingIfNeeded: t)
+        termCount = t &+ 1
         if termCount == termCapacity { grow() }
         return t
     }
@@ -549,28 +574,99 @@ struct DocumentAnalyzer {
                 continue
             }
             // CJK run: overlapping bigrams, or the single character.
-            let start = i
-            var previous = i
-            i += length
-            while i < n {
-                let b = p[i]
-                if b < 0x80 { break }
-                let (k, l) = classify(p, i, b, checked: checked)
-                if k != 1 {
-                    if k == 255 { return -1 }
-                    break
-                }
-                add(p + previous, i + l - previous, mask: mask, tf: tf, bit: bit)
-                position += 1; bit = bit == 32 ? 1 : bit << 1
-                previous = i
-                i += l
-            }
-            if previous == start {
-                add(p + start, i - start, mask: mask, tf: tf, bit: bit)
-                position += 1; bit = bit == 32 ? 1 : bit << 1
-            }
+            i = cjkRun(p, n, i, length, mask: mask, tf: tf, checked: checked, position: &position, bit: &bit)
+            if i < 0 { return -1 }
         }
         return position
+    }
+
+    /// The CJK run that starts with the CJK character p[start ..< start + length]: its overlapping
+    /// bigrams, or the character alone, into the term table, each at the next position. Returns
+    /// the index after the run, or -1 when `checked` and a character is not NFKC-stable.
+    ///
+    /// The bigrams of kana and ideographs (two 3-byte characters, 6 bytes) are most of a Japanese
+    /// archive's tokens. They go through a loop of their own that makes no calls but to insert a
+    /// new term, with the term table in locals: inside the scanner's loop the table's fields and
+    /// the position were reloaded and spilled for each bigram. A 6-byte bigram is looked up as
+    /// `slot` does (its `TermHash` is the mix of the two overlapping 4-byte loads, a bijection, so
+    /// equal hash and length mean equal bytes). Any other character (one that needs the full
+    /// classification, a character beyond U+FFFF, the end of the run) takes the general step.
+    @inline(never)
+    mutating func cjkRun(_ p: UnsafePointer<UInt8>, _ n: Int, _ start: Int, _ length: Int, mask: UInt8, tf: Int32,
+                         checked: Bool, position: inout Int, bit: inout UInt8) -> Int {
+        var b = bit
+        var bigrams = 0
+        var previous = start
+        var i = start &+ length
+        while i < n {
+            if i &- previous == 3 {
+                // Fast loop: 3-byte CJK characters after a 3-byte character.
+                var table = self.table, tableMask = self.tableMask, terms = self.terms
+                let g = UInt64(generation) << 32
+                let first = p + i, end = p + n
+                let fastE3 = cjkE3
+                var q = first
+                repeat {
+                    let b0 = q[0]
+                    if b0 &- 0xE5 >= 5 {  // not U+5000…U+9FFF (unified ideographs)
+                        if b0 != 0xE3 { break }
+                        // U+3000…U+3FFF: a stable CJK character, else the general step.
+                        let v = Int(UnsafeRawPointer(q + 1).loadUnaligned(as: UInt16.self).littleEndian)
+                        if fastE3[v &- 0x8080] == 0 { break }
+                    }
+                    let raw = UnsafeRawPointer(q - 3)
+                    let h = TermHash.mix(UInt64(raw.loadUnaligned(as: UInt32.self))
+                                         | UInt64(raw.loadUnaligned(fromByteOffset: 2, as: UInt32.self)) << 32)
+                    var index = Int(truncatingIfNeeded: h) & tableMask
+                    var t: Int
+                    while true {
+                        let e = table[index]
+                        if e & 0xFFFF_FFFF_0000_0000 != g {
+                            t = insert(q - 3, 6, h, at: index)
+                            table = self.table; tableMask = self.tableMask; terms = self.terms
+                            break
+                        }
+                        t = Int(truncatingIfNeeded: e & 0xFFFF_FFFF)
+                        if terms[t].hash == h && terms[t].length == 6 { break }
+                        index = (index &+ 1) & tableMask
+                    }
+                    let term = terms + t
+                    term.pointee.mask |= mask
+                    term.pointee.tf &+= tf
+                    term.pointee.residues |= b
+                    b = b == 32 ? 1 : b << 1
+                    q += 3
+                } while q < end
+                let done = (q - first) / 3
+                if done > 0 {
+                    bigrams &+= done
+                    i &+= 3 &* done
+                    previous = i &- 3
+                    if i >= n { break }
+                }
+            }
+            // General step: one character, fully classified; its bigram through `add`.
+            let b0 = p[i]
+            if b0 < 0x80 { break }
+            let (k, l) = classify(p, i, b0, checked: checked)
+            if k != 1 {
+                if k == 255 { return -1 }
+                break
+            }
+            add(p + previous, i &+ l &- previous, mask: mask, tf: tf, bit: b)
+            bigrams &+= 1
+            b = b == 32 ? 1 : b << 1
+            previous = i
+            i &+= l
+        }
+        if bigrams == 0 {
+            add(p + start, i &- start, mask: mask, tf: tf, bit: b)
+            bigrams = 1
+            b = b == 32 ? 1 : b << 1
+        }
+        position &+= bigrams
+        bit = b
+        return i
     }
 
     /// The tokens of one word run at one position; false when it has none (then it takes no position).
@@ -600,8 +696,9 @@ struct DocumentAnalyzer {
             let e = Int(wordTable[index])
             if e < 0 { break }
             let word = words + e
+            // Up to 8 bytes, equal hashes and lengths mean equal bytes (`TermHash`).
             if word.pointee.hash == h && Int(word.pointee.length) == n
-                && memcmp(wordPool + Int(word.pointee.start), p, n) == 0 {
+                && (n <= 8 || memcmp(wordPool + Int(word.pointee.start), p, n) == 0) {
                 w = e
                 break
             }

@@ -511,6 +511,15 @@ final class TermPartition {
         Int((UInt64(hash &* 0x9E37_79B1) &* UInt64(count)) >> 32)
     }
 
+    /// The multiplied hashes of partition `index` (of `count`): `partition(of: h, count: count) ==
+    /// index` exactly when `UInt64(h &* 0x9E37_79B1) &- range.low < range.width`, one multiplication
+    /// and a compare for a term of another partition.
+    static func hashRange(_ index: Int, count: Int) -> (low: UInt64, width: UInt64) {
+        let c = UInt64(count)
+        let low = (UInt64(index) << 32 + c - 1) / c, high = (UInt64(index + 1) << 32 + c - 1) / c
+        return (low, high - low)
+    }
+
     @inline(__always)
     static func mapped(_ b: UInt8) -> UInt8 { b == 0xEE ? 0xF5 : (b == 0xEF ? 0xF6 : b) }
 
@@ -529,29 +538,52 @@ final class TermPartition {
         PostingAlphabet.characters.withUnsafeBufferPointer { alphabetBuffer in
             guard let bytes = bytesBuffer.baseAddress else { return }
             let alphabet = alphabetBuffer.baseAddress!
-            var start = 0
+            // The term table and the buffers in locals, reloaded only after a call that may move
+            // them (a new term, a buffer that fills up): through `state.pointee` and `self` they
+            // were reloaded (and spilled) for every posting.
+            let st = state
+            var table = st.pointee.table, tableMask = st.pointee.tableMask
+            var termHashes = st.pointee.hashes, starts = st.pointee.starts, pool = st.pointee.pool
+            var buffers = self.buffers, arena = self.arena
+            let range = TermPartition.hashRange(partition, count: count)
             for t in 0..<n {
-                let end = Int(ends[t])
                 let h = hashes[t]
-                if TermPartition.partition(of: h, count: count) == partition {
-                    let id = state.pointee.intern(bytes + start, end - start, h)
-                    if id >= baseTermCount { newTerm(id) }
-                    // A posting takes at most 7 + 5 + 1 characters.
-                    if Int(buffers[id].length) + 13 > Int(buffers[id].capacity) { growBuffer(id) }
-                    let buffer = buffers + id
-                    var out = arena + buffer.pointee.start + Int(buffer.pointee.length)
-                    let begin = out
-                    var v = Int(doc - buffer.pointee.lastDoc - 1)
-                    while v >= 32 { out.pointee = alphabet[32 | (v & 31)]; out += 1; v >>= 5 }
-                    out.pointee = alphabet[v]; out += 1
-                    v = Int(values[t])
-                    while v >= 32 { out.pointee = alphabet[32 | (v & 31)]; out += 1; v >>= 5 }
-                    out.pointee = alphabet[v]; out += 1
-                    out.pointee = alphabet[Int(residues[t]) & 63]; out += 1
-                    buffer.pointee.length += Int32(out - begin)
-                    buffer.pointee.lastDoc = doc
+                if UInt64(h &* 0x9E37_79B1) &- range.low >= range.width { continue }  // another partition's
+                let start = t == 0 ? 0 : Int(ends[t &- 1])
+                let length = Int(ends[t]) &- start
+                let p = bytes + start
+                // `AccumulatorState.intern`.
+                var index = Int(h) & tableMask
+                var id: Int
+                while true {
+                    id = Int(table[index])
+                    if id < 0 {
+                        id = st.pointee.insert(p, length, h, at: index)
+                        table = st.pointee.table; tableMask = st.pointee.tableMask
+                        termHashes = st.pointee.hashes; starts = st.pointee.starts; pool = st.pointee.pool
+                        break
+                    }
+                    if termHashes[id] == h {
+                        let s0 = starts[id]
+                        if starts[id &+ 1] &- s0 == length && TermHash.equal(pool + s0, p, length) { break }
+                    }
+                    index = (index &+ 1) & tableMask
                 }
-                start = end
+                if id >= baseTermCount { newTerm(id); buffers = self.buffers }
+                let buffer = buffers + id
+                // A posting takes at most 7 + 5 + 1 characters.
+                if Int(buffer.pointee.length) &+ 13 > Int(buffer.pointee.capacity) { growBuffer(id); arena = self.arena }
+                var out = arena + buffer.pointee.start + Int(buffer.pointee.length)
+                let begin = out
+                var v = Int(doc &- buffer.pointee.lastDoc &- 1)
+                while v >= 32 { out.pointee = alphabet[32 | (v & 31)]; out += 1; v >>= 5 }
+                out.pointee = alphabet[v]; out += 1
+                v = Int(values[t])
+                while v >= 32 { out.pointee = alphabet[32 | (v & 31)]; out += 1; v >>= 5 }
+                out.pointee = alphabet[v]; out += 1
+                out.pointee = alphabet[Int(residues[t]) & 63]; out += 1
+                buffer.pointee.length &+= Int32(truncatingIfNeeded: out - begin)
+                buffer.pointee.lastDoc = doc
             }
         }}}}}}
     }

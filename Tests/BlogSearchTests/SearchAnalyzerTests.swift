@@ -146,6 +146,84 @@ final class SearchAnalyzerTests: XCTestCase {
         check(docs + docs, analyzer: &analyzer)
     }
 
+    /// The word cache tells words of up to 8 bytes apart by hash and length alone (`TermHash` is a
+    /// bijection there): identifiers of 1…10 bytes that differ in one byte, at every place, stay
+    /// apart, within a document and across documents (cache hits), also when they meet in a
+    /// probe sequence.
+    func testShortCachedWordsThatDifferInOneByte() {
+        var words: [String] = []
+        for n in 1...10 {
+            let base = Array("A" + String(repeating: "b", count: n - 1))
+            words.append(String(base))
+            for k in 0..<n {
+                var w = base
+                w[k] = k == 0 ? "B" : (k == n - 1 ? "C" : "c")
+                words.append(String(w))
+            }
+        }
+        let docs = (0..<3).map { d in
+            SearchDocument(id: "w\(d)", title: words[d], url: "/", date: "2020", tags: [], headings: [],
+                           body: words.joined(separator: " "), code: words.reversed().joined(separator: "."), summary: "")
+        }
+        // The default cache, and one of 8 words in 16 slots, where words share probe sequences.
+        for size in [8192, 8] {
+            var analyzer = DocumentAnalyzer(wordCacheWords: size)
+            defer { analyzer.free() }
+            check(docs, analyzer: &analyzer)
+        }
+    }
+
+    /// A full build's partitions skip other partitions' terms by a range of multiplied hashes
+    /// (`TermPartition.hashRange`): it must agree with `TermPartition.partition(of:count:)` for
+    /// every partition count, at the edges of every range and for random hashes.
+    func testPartitionHashRangesMatchPartitionOf() {
+        var rng = SplitMix64(seed: 9)
+        for count in 1...9 {
+            let ranges = (0..<count).map { TermPartition.hashRange($0, count: count) }
+            var hashes: [UInt32] = [0, 1, UInt32.max, UInt32.max - 1]
+            for r in ranges {
+                // Hashes whose products land just around the range's ends (0x9E3779B1 is odd, so
+                // it has an inverse mod 2^32).
+                for x in [r.low, r.low &+ 1, r.low &- 1, r.low &+ r.width, r.low &+ r.width &- 1] {
+                    hashes.append(UInt32(truncatingIfNeeded: x) &* 0x0E8B_2F51)  // 0x9E3779B1⁻¹ mod 2^32
+                }
+            }
+            for _ in 0..<20_000 { hashes.append(UInt32(truncatingIfNeeded: rng.next())) }
+            for h in hashes {
+                let expected = TermPartition.partition(of: h, count: count)
+                for (index, r) in ranges.enumerated() {
+                    let inRange = UInt64(h &* 0x9E37_79B1) &- r.low < r.width
+                    XCTAssertEqual(inRange, index == expected, "hash \(h) count \(count) partition \(index)")
+                }
+            }
+        }
+    }
+
+    /// CJK runs go through a loop of their own for 3-byte characters after a 3-byte character
+    /// (`DocumentAnalyzer.cjkRun`), and through the general step for anything else: every sequence
+    /// of up to three characters from both sides of that line (ideographs of lead bytes E4 and
+    /// E5…E9, non-ideographs of lead byte E4, kana and `ー々〇` of U+3000…U+3FFF, CJK characters NFKC
+    /// may change, 4-byte ideographs, Hangul, non-CJK kana punctuation, letters, separators), and
+    /// repeated, at the ends of fields and in the middle, gives the reference's terms, with the
+    /// optimistic scan and the checked one.
+    func testCJKRunsOfEveryShapeMatchTheReference() {
+        let characters = ["東", "の", "ー", "々", "〇", "一", "丂", "䀀", "䷀", "𠀋", "㐀", "ㇰ", "ゟ", "ㄱ", "가", "・", "a", "Z", " ", "。"]
+        var texts: [String] = characters
+        for a in characters { for b in characters { texts.append(a + b) } }
+        for a in characters { for b in characters { for c in characters { texts.append(a + b + c) } } }
+        var analyzer = DocumentAnalyzer()
+        defer { analyzer.free() }
+        for text in texts {
+            let doc = SearchDocument(id: "k", title: text, url: "/", date: "2020", tags: [], headings: [],
+                                     body: text + text + "データ" + text, code: "東京" + text, summary: "")
+            let expected = Self.reference(doc)
+            for optimistic in [true, false] {
+                analyzer.optimistic = optimistic
+                XCTAssertEqual(Self.terms(analyzer.analyze(doc)), expected, "\(text.debugDescription) \(optimistic)")
+            }
+        }
+    }
+
     /// Every character of the ranges where the scanner has its own tables or fast paths, alone, doubled
     /// and next to letters, ideographs and kana, matches the reference.
     func testCharacterClassesMatchTheReference() {
