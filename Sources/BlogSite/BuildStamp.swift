@@ -79,27 +79,12 @@ public struct BuildStamp: Sendable, Equatable {
     }
 
     static func lstatAll(_ paths: [String]) -> [FileInfo?] {
-        var infos = [FileInfo?](repeating: nil, count: paths.count)
-        infos.withUnsafeMutableBufferPointer { buffer in
-            let out = buffer
-            let chunk = 256
-            func run(_ part: Int) {
-                for index in (part * chunk)..<min(paths.count, (part + 1) * chunk) {
-                    var info = stat()
-                    if lstat(paths[index], &info) == 0 {
-                        out[index] = FileInfo(size: Int64(info.st_size), seconds: Int64(info.st_mtim.tv_sec), nanoseconds: Int64(info.st_mtim.tv_nsec),
-                                              inode: Int64(bitPattern: UInt64(info.st_ino)), mode: info.st_mode)
-                    }
-                }
-            }
-            let parts = (paths.count + chunk - 1) / chunk
-            if parts <= 1 {
-                if parts == 1 { run(0) }
-            } else {
-                DispatchQueue.concurrentPerform(iterations: parts, execute: run)
-            }
+        Parallel.map(paths.count, filling: nil) { index in
+            var info = stat()
+            guard lstat(paths[index], &info) == 0 else { return nil }
+            return FileInfo(size: Int64(info.st_size), seconds: Int64(info.st_mtim.tv_sec), nanoseconds: Int64(info.st_mtim.tv_nsec),
+                            inode: Int64(bitPattern: UInt64(info.st_ino)), mode: info.st_mode)
         }
-        return infos
     }
 
     /// The fingerprint of the files a build left in the output folder.

@@ -10,12 +10,6 @@ private func isXMLSpecial(_ byte: UInt8) -> Bool {
     byte < 0x20 || byte == 0x26 || byte == 0x3C || byte == 0x3E || byte == 0x22 || byte == 0x27 || byte == 0xEF
 }
 
-/// Whether a CDATA section must look at `byte`: C0 controls, `]` (of `]]>`) and 0xEF (U+FFFE/U+FFFF).
-@inline(__always)
-private func isCDATASpecial(_ byte: UInt8) -> Bool {
-    byte < 0x20 || byte == 0x5D || byte == 0xEF
-}
-
 /// Atom feeds, the sitemap and robots.txt.
 struct FeedWriter {
     let model: SiteModel
@@ -99,55 +93,17 @@ struct FeedWriter {
     /// HTML and cost most of the feeds' time). A `]]>` inside is split across two sections;
     /// characters XML 1.0 forbids (C0 controls other than tab and line ends, U+FFFE, U+FFFF) are dropped.
     static func appendCDATA(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
-        let start = out.count
-        out.reserveCapacity(out.count + bytes.count + 32)
-        out.append(contentsOf: "<![CDATA[".utf8)
-        let count = bytes.count
-        var runStart = 0
-        var i = 0
-        let raw = UnsafeRawPointer(bytes.baseAddress)
-        while i < count {
-            // Eight bytes at a time while none of them is a control byte, `]` or 0xEF.
-            if let raw {
-                while i + 8 <= count {
-                    let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                    if FeedWriter.mayNeedCDATAWork(word) { break }
-                    i += 8
-                }
-            }
-            let limit = raw == nil ? count : min(count, i + 8)
-            while i < limit && !isCDATASpecial(bytes[i]) { i += 1 }
-            if i == limit { continue }
-            let byte = bytes[i]
-            if byte == 0x5D {
-                if i + 2 < count && bytes[i + 1] == 0x5D && bytes[i + 2] == 0x3E {
-                    // `]]` ends this section, `>` starts the next one.
-                    out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<(i + 2)]))
-                    out.append(contentsOf: "]]><![CDATA[".utf8)
-                    i += 2
-                    runStart = i
-                } else {
-                    i += 1
-                }
-                continue
-            }
-            if isForbiddenInXML(bytes, at: i) > 0 {
-                // Rare: drop what XML forbids first (the rest may then form a `]]>`), and start over.
-                var kept: [UInt8] = []
-                kept.reserveCapacity(count)
-                var k = 0
-                while k < count {
-                    let skip = isForbiddenInXML(bytes, at: k)
-                    if skip > 0 { k += skip } else { kept.append(bytes[k]); k += 1 }
-                }
-                out.removeLast(out.count - start)
-                kept.withUnsafeBufferPointer { appendCDATA($0, to: &out) }
-                return
-            }
-            i += 1
+        if appendCDATA(bytes, rewritingRootLinksWith: nil, to: &out) { return }
+        // Rare: drop what XML forbids first (the rest may then form a `]]>`), and encode that.
+        var kept: [UInt8] = []
+        kept.reserveCapacity(bytes.count)
+        var k = 0
+        while k < bytes.count {
+            let skip = isForbiddenInXML(bytes, at: k)
+            if skip > 0 { k += skip } else { kept.append(bytes[k]); k += 1 }
         }
-        if count > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<count])) }
-        out.append(contentsOf: "]]>".utf8)
+        let done = kept.withUnsafeBufferPointer { appendCDATA($0, rewritingRootLinksWith: nil, to: &out) }
+        assert(done, "CDATA of bytes without forbidden characters")
     }
 
     /// The HTML of a post as the CDATA of a feed entry, its root-relative links made absolute:
@@ -184,13 +140,7 @@ struct FeedWriter {
             if byte == 0x22 {
                 // `="/` after ` href` or ` src`, not `//`: as in URLBuilder.withRootLinksRewritten.
                 guard rewrite, p >= 1, p + 1 < count, bytes[p + 1] == UInt8(ascii: "/"), bytes[p - 1] == UInt8(ascii: "=") else { return true }
-                let i = p - 1
-                let isHref = i >= 5 && bytes[i - 4] == UInt8(ascii: "h") && bytes[i - 3] == UInt8(ascii: "r") && bytes[i - 2] == UInt8(ascii: "e")
-                    && bytes[i - 1] == UInt8(ascii: "f") && bytes[i - 5] == UInt8(ascii: " ")
-                let isSrc = i >= 4 && bytes[i - 3] == UInt8(ascii: "s") && bytes[i - 2] == UInt8(ascii: "r") && bytes[i - 1] == UInt8(ascii: "c")
-                    && bytes[i - 4] == UInt8(ascii: " ")
-                let protocolRelative = p + 2 < count && bytes[p + 2] == UInt8(ascii: "/")
-                if (isHref || isSrc) && !protocolRelative, let prefix {
+                if URLBuilder.startsRootLink(bytes, equalsAt: p - 1), let prefix {
                     out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<(p + 1)]))
                     out.append(contentsOf: prefix)
                     runStart = p + 2
@@ -292,17 +242,6 @@ struct FeedWriter {
         if byte < 0x20 { return byte == 0x09 || byte == 0x0A || byte == 0x0D ? 0 : 1 }
         if byte == 0xEF && i + 2 < bytes.count && bytes[i + 1] == 0xBF && (bytes[i + 2] == 0xBE || bytes[i + 2] == 0xBF) { return 3 }
         return 0
-    }
-
-    /// Whether any of the eight bytes is below 0x20, `]` or 0xEF (may say yes for bytes ≥ 0x80
-    /// near a match; never says no wrongly).
-    @inline(__always)
-    static func mayNeedCDATAWork(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        func hasZero(_ x: UInt64) -> Bool { (x &- ones) & ~x & highs != 0 }
-        let below20 = (word &- ones &* 0x20) & ~word & highs != 0
-        return below20 || hasZero(word ^ (ones &* 0x5D)) || hasZero(word ^ (ones &* 0xEF))
     }
 
     /// The `<entry>` of one post, the same in every feed that lists it.

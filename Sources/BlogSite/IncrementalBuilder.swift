@@ -278,14 +278,7 @@ public final class IncrementalBuilder: @unchecked Sendable {
             let keys = Fingerprints(model: model, postVersions: postVersions, pageVersions: pageVersions, epoch: epoch)
             let jobs = PageRenderer.jobs(model)
             // One key and fingerprint per page, on all cores (a serve rebuild does this for every page).
-            var jobKeys = [(key: String, fingerprint: Int)](repeating: ("", 0), count: jobs.count)
-            jobKeys.withUnsafeMutableBufferPointer { buffer in
-                let out = buffer
-                let chunk = 256
-                DispatchQueue.concurrentPerform(iterations: (jobs.count + chunk - 1) / chunk) { part in
-                    for index in (part * chunk)..<min(jobs.count, (part + 1) * chunk) { out[index] = keys.key(for: jobs[index]) }
-                }
-            }
+            var jobKeys: [(key: String, fingerprint: Int)] = Parallel.map(jobs.count, filling: ("", 0)) { keys.key(for: jobs[$0]) }
             var dirty: [Int] = []
             for (index, entry) in jobKeys.enumerated() where outputCache[entry.key]?.fingerprint != entry.fingerprint {
                 dirty.append(index)

@@ -324,23 +324,24 @@ public struct OutputWriter {
         }
     }
 
-    /// `a/b/c` → `a/b`; `a` → ``.
+    /// `a/b/c` → `a/b`; `a` → ``. Found on the UTF-8 bytes (`/` never occurs inside a multi-byte
+    /// character; `lastIndex(of:)` on the String walked characters).
     static func parent(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "" }
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "" }
         return String(path[..<slash])
     }
 
     /// Creates the folders of `paths` under `root` with mkdir(2), parents first; `made` remembers
     /// the folders already there, so batches do not ask twice.
     /// (It runs on the writer's one thread for every batch, so it works on UTF-8 lengths: `String.count`
-    /// and `lastIndex(of:)` walk characters, and were most of its cost.)
+    /// walks characters, and was most of its cost.)
     static func makeDirectories(for paths: Set<String>, under root: String, made: inout Set<String>, location: SourceLocation) throws {
         var directories = Set<String>()
         for path in paths {
-            var directory = parentBytes(of: path)
+            var directory = parent(of: path)
             while !directory.isEmpty && !made.contains(directory) {
                 guard directories.insert(directory).inserted else { break }
-                directory = parentBytes(of: directory)
+                directory = parent(of: directory)
             }
         }
         // A folder's parent is shorter in bytes, so this order makes parents first.
@@ -365,13 +366,6 @@ public struct OutputWriter {
             }
         }
         if let failure { throw Diagnostic.error(failure, at: location) }
-    }
-
-    /// `a/b/c` → `a/b`, found on the UTF-8 bytes (`/` never occurs inside a multi-byte character).
-    static func parentBytes(of path: String) -> String {
-        let utf8 = path.utf8
-        guard let slash = utf8.lastIndex(of: UInt8(ascii: "/")) else { return "" }
-        return String(path[..<slash])
     }
 
     /// A path relative to the output folder with no empty, `.` or `..` component and no NUL byte.

@@ -92,24 +92,10 @@ struct PageRenderer {
         yearsTree = PageRenderer.years(model)
         // On all cores: made before any page renders, this was a serial stretch of the render
         // phase (about 1 % of a build's instructions, every core but one idle meanwhile).
-        var summaries = [MustacheValue](repeating: .null, count: model.posts.count)
-        summaries.withUnsafeMutableBufferPointer { buffer in
-            let out = buffer
-            func make(_ index: Int) {
-                if let needed, !needed.contains(index) { return }
-                out[index] = PageRenderer.postValue(model.posts[index], tags: model.postTags[index].map { tagValues[$0] }, urls: urls, language: language, full: false)
-            }
-            let chunk = 256
-            let parts = (out.count + chunk - 1) / chunk
-            if parts <= 1 {
-                for index in 0..<out.count { make(index) }
-            } else {
-                DispatchQueue.concurrentPerform(iterations: parts) { part in
-                    for index in (part * chunk)..<min(out.count, (part + 1) * chunk) { make(index) }
-                }
-            }
+        postSummaries = Parallel.map(model.posts.count, filling: .null) { index in
+            if let needed, !needed.contains(index) { return .null }
+            return PageRenderer.postValue(model.posts[index], tags: model.postTags[index].map { tagValues[$0] }, urls: urls, language: language, full: false)
         }
-        postSummaries = summaries
     }
 
     static func postValue(_ post: Post, tags: [MustacheValue], urls: URLBuilder, language: String, full: Bool) -> MustacheValue {

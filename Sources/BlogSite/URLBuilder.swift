@@ -41,6 +41,17 @@ struct URLBuilder: Sendable {
     /// What replaces the `/` of a root-relative link: the base path, after the origin with `absolute`.
     func rootLinkPrefix(absolute: Bool) -> [UInt8] { Array(((absolute ? origin : "") + basePath).utf8) }
 
+    /// Whether the `="/` at `i` (the `=`; the caller has seen `"/` after it) opens a root-relative
+    /// link to rewrite: it follows ` href` or ` src`, and is not a protocol-relative `//host`.
+    @inline(__always)
+    static func startsRootLink(_ source: UnsafeBufferPointer<UInt8>, equalsAt i: Int) -> Bool {
+        let isHref = i >= 5 && source[i - 4] == UInt8(ascii: "h") && source[i - 3] == UInt8(ascii: "r") && source[i - 2] == UInt8(ascii: "e")
+            && source[i - 1] == UInt8(ascii: "f") && source[i - 5] == UInt8(ascii: " ")
+        let isSrc = i >= 4 && source[i - 3] == UInt8(ascii: "s") && source[i - 2] == UInt8(ascii: "r") && source[i - 1] == UInt8(ascii: "c")
+            && source[i - 4] == UInt8(ascii: " ")
+        return (isHref || isSrc) && !(i + 3 < source.count && source[i + 3] == UInt8(ascii: "/"))
+    }
+
     /// Calls `body` with `source` after the rewrite (`source` itself when nothing changes).
     func withRootLinksRewritten<R>(_ source: UnsafeBufferPointer<UInt8>, absolute: Bool, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         let prefix = rootLinkPrefix(absolute: absolute)
@@ -64,13 +75,7 @@ struct URLBuilder: Sendable {
                 i += 1
                 continue
             }
-            let isHref = i >= 5 && source[i - 4] == UInt8(ascii: "h") && source[i - 3] == UInt8(ascii: "r") && source[i - 2] == UInt8(ascii: "e")
-                && source[i - 1] == UInt8(ascii: "f") && source[i - 5] == UInt8(ascii: " ")
-            let isSrc = i >= 4 && source[i - 3] == UInt8(ascii: "s") && source[i - 2] == UInt8(ascii: "r") && source[i - 1] == UInt8(ascii: "c")
-                && source[i - 4] == UInt8(ascii: " ")
-            // Protocol-relative `//host` stays as is.
-            let protocolRelative = i + 3 < count && source[i + 3] == UInt8(ascii: "/")
-            if (isHref || isSrc) && !protocolRelative {
+            if URLBuilder.startsRootLink(source, equalsAt: i) {
                 if out.isEmpty { out.reserveCapacity(count + 256) }
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: source[runStart..<(i + 2)]))
                 out.append(contentsOf: prefix)
