@@ -93,7 +93,7 @@ final class SectionNode: Sendable {
     let inverted: Bool
     let body: [Node]
     /// `body` as the renderer walks it (see `Op`).
-    let ops: [Op]
+    let ops: OpList
     /// The unrendered text between the tags, for lambdas.
     let raw: String
     let delimiters: Delimiters
@@ -103,11 +103,13 @@ final class SectionNode: Sendable {
         self.name = name
         self.inverted = inverted
         self.body = body
-        self.ops = Op.list(body)
+        self.ops = OpList(body)
         self.raw = raw
         self.delimiters = delimiters
         self.offset = offset
     }
+
+    deinit { ops.free() }
 
     func with(body: [Node]) -> SectionNode {
         SectionNode(name: name, inverted: inverted, body: body, raw: raw, delimiters: delimiters, offset: offset)
@@ -150,8 +152,8 @@ final class Block: Sendable {
     /// `body` with `intrinsic` removed from the start of each line: what an argument inserts.
     let dedentedBody: [Node]
     /// `body` and `dedentedBody` as the renderer walks them (see `Op`).
-    let bodyOps: [Op]
-    let dedentedOps: [Op]
+    let bodyOps: OpList
+    let dedentedOps: OpList
     /// The block's own indentation: removed where an argument is defined, added where it is
     /// expanded.
     let intrinsic: [UInt8]
@@ -172,14 +174,19 @@ final class Block: Sendable {
         self.name = name
         self.body = body
         self.dedentedBody = dedentedBody
-        self.bodyOps = Op.list(body)
-        self.dedentedOps = Op.list(dedentedBody)
+        self.bodyOps = OpList(body)
+        self.dedentedOps = OpList(dedentedBody)
         self.intrinsic = intrinsic
         self.standalone = standalone
         self.ownsLineStart = ownsLineStart
         self.siteIndent = siteIndent
         self.bodyStartsLine = bodyStartsLine
         self.source = source
+    }
+
+    deinit {
+        bodyOps.free()
+        dedentedOps.free()
     }
 }
 
@@ -218,21 +225,41 @@ enum Op: @unchecked Sendable {
     }
 }
 
+/// A node's ops in memory of their own, which the node frees when it goes. The renderer reads
+/// them without retaining anything: an `[Op]` read from a node (shared by every page, on every
+/// core) was retained and released for every section, template and block rendered, and the two
+/// cores took turns at the same reference counts.
+struct OpList: @unchecked Sendable {
+    let buffer: UnsafeBufferPointer<Op>
+
+    init(_ nodes: [Node]) {
+        let ops = Op.list(nodes)
+        let memory = UnsafeMutableBufferPointer<Op>.allocate(capacity: ops.count)
+        _ = memory.initialize(from: ops)
+        buffer = UnsafeBufferPointer(memory)
+    }
+
+    /// Ops hold unretained references only, so there is nothing to deinitialize.
+    func free() { buffer.deallocate() }
+}
+
 /// One parsed template.
 final class Template: Sendable {
     let info: SourceInfo
     let nodes: [Node]
     /// `nodes` as the renderer walks them (see `Op`).
-    let ops: [Op]
+    let ops: OpList
     /// Fixed partial and parent names used, with the tag offset, for validation.
     let references: [(name: String, offset: Int, isParent: Bool)]
 
     init(info: SourceInfo, nodes: [Node], references: [(name: String, offset: Int, isParent: Bool)]) {
         self.info = info
         self.nodes = nodes
-        self.ops = Op.list(nodes)
+        self.ops = OpList(nodes)
         self.references = references
     }
+
+    deinit { ops.free() }
 }
 
 // MARK: - Re-indentation of block arguments

@@ -5,8 +5,9 @@
 func appendEscaped(_ text: String, to out: inout OutputBuffer) {
     // Native strings are contiguous UTF-8: read in place, without a copy of the string.
     if text.utf8.withContiguousStorageIfAvailable({ appendEscaped($0, to: &out) }) != nil { return }
-    var text = text
-    text.withUTF8 { appendEscaped($0, to: &out) }
+    // Not `var text = text; text.withUTF8`: that copy made the callers retain every string they
+    // append, on the common path too.
+    Array(text.utf8).withUnsafeBufferPointer { appendEscaped($0, to: &out) }
 }
 
 /// Whether any byte of `word` may be one of the five escaped characters: `&` (0x26) and `'`
@@ -134,7 +135,8 @@ struct Renderer {
     // MARK: Nodes
 
     /// Renders `ops` (a body's `Op` list; its owner keeps the nodes alive for the whole call).
-    mutating func render(_ ops: [Op], _ info: SourceInfo, into out: inout OutputBuffer, skipFirstLineStart: Bool = false) throws {
+    mutating func render(_ list: OpList, _ info: SourceInfo, into out: inout OutputBuffer, skipFirstLineStart: Bool = false) throws {
+        let ops = list.buffer
         var first = skipFirstLineStart
         var index = 0
         while index < ops.count {
@@ -160,18 +162,13 @@ struct Renderer {
                 guard let address = variable.nameRef._withUnsafeGuaranteedRef({ lookupAddress($0) }) else { break }
                 // The value is read in place; a lambda is copied out before it renders (and may
                 // change the stack).
-                switch address.pointee {
-                case .string(let s):
-                    if variable.escaped { appendEscaped(s, to: &out) } else { appendRaw(s, to: &out) }
-                case .lambda(let lambda):
+                if !appendInterpolated(address, escaped: variable.escaped, into: &out), case .lambda(let lambda) = address.pointee {
                     try interpolate(lambda, escaped: variable.escaped, info, variable.offset, into: &out)
-                default:
-                    let s = address.pointee.interpolationText
-                    if variable.escaped { appendEscaped(s, to: &out) } else { appendRaw(s, to: &out) }
                 }
             case .section(let ref):
-                unowned(unsafe) let section = ref.takeUnretainedValue()
-                try renderSection(section, info, into: &out)
+                // Passed as a guaranteed reference: an `unowned(unsafe)` one is retained for the
+                // call, and the nodes are shared by every page on every core.
+                try ref._withUnsafeGuaranteedRef { try renderSection($0, info, into: &out) }
             case .partial(let ref):
                 unowned(unsafe) let partial = ref.takeUnretainedValue()
                 guard let template = try resolve(partial.ref, isParent: false, info, partial.offset) else { break }
@@ -183,11 +180,29 @@ struct Renderer {
                 defer { overrides.removeLast() }
                 try include(template, indent: parent.indent, info, parent.offset, into: &out)
             case .block(let ref):
-                unowned(unsafe) let block = ref.takeUnretainedValue()
-                try renderBlock(block, into: &out)
+                try ref._withUnsafeGuaranteedRef { try renderBlock($0, into: &out) }
             }
             first = false
         }
+    }
+
+    /// Appends the value at `address` unless it is a lambda (false). A function of its own, so the
+    /// string is read where it is stored: inside `render` the optimizer copied the value out, a
+    /// retain and a release of its string for every tag, and the list-item views and site strings
+    /// every page shows are retained by both cores in turn (perf put `swift_retain` first in the
+    /// render phase, at 12 % of its samples).
+    @inline(never)
+    private func appendInterpolated(_ address: UnsafePointer<MustacheValue>, escaped: Bool, into out: inout OutputBuffer) -> Bool {
+        switch address.pointee {
+        case .string(let s):
+            if escaped { appendEscaped(s, to: &out) } else { appendRaw(s, to: &out) }
+        case .lambda:
+            return false
+        default:
+            let s = address.pointee.interpolationText
+            if escaped { appendEscaped(s, to: &out) } else { appendRaw(s, to: &out) }
+        }
+        return true
     }
 
     private mutating func renderSection(_ section: SectionNode, _ info: SourceInfo, into out: inout OutputBuffer) throws {
