@@ -50,7 +50,13 @@ public enum SearchIndexBuilder {
 
     /// `analyze` for every document, on all cores; results in input order.
     public static func analyzeAll(_ documents: [SearchDocument]) -> [AnalyzedDocument] {
-        let count = documents.count
+        analyzeAll(count: documents.count) { documents[$0] }
+    }
+
+    /// `analyze` of `document(i)` for every `i` below `count`, on all cores; results in index
+    /// order. Each document is made by the worker that analyses it (making 10,000 of them first
+    /// was a serial stretch of the search phase, one core idle).
+    public static func analyzeAll(count: Int, _ document: (Int) -> SearchDocument) -> [AnalyzedDocument] {
         if count == 0 { return [] }
         let workers = min(count, max(1, ProcessInfo.processInfo.activeProcessorCount))
         let batch = 8
@@ -73,7 +79,7 @@ public enum SearchIndexBuilder {
                 lock.unlock()
                 if b >= batches { break }
                 for i in (b * batch)..<min(count, (b + 1) * batch) {
-                    results[i] = analyzer.analyze(documents[i])
+                    results[i] = analyzer.analyze(document(i))
                 }
             }
         }

@@ -254,8 +254,8 @@ public final class IncrementalBuilder: @unchecked Sendable {
             lastFiles = []
             lastPathIndex = [:]
             content = ContentSet(posts: [], pages: [], warnings: [])
-            let rendered = try stream(&model, config: config, theme: theme, sink: sink, lap: lap, record: { timings.append(($0, $1, nil)) })
-            let site = BuiltSite(files: [], model: model, warnings: warnings, timings: timings)
+            let (rendered, leftovers) = try stream(&model, config: config, theme: theme, sink: sink, lap: lap, record: { timings.append(($0, $1, nil)) })
+            let site = BuiltSite(files: [], model: model, warnings: warnings, timings: timings, leftovers: leftovers)
             return Result(site: site, files: [:], warnings: freshWarnings, renderedPages: rendered, changedPaths: nil)
         }
 
@@ -446,7 +446,7 @@ public final class IncrementalBuilder: @unchecked Sendable {
     /// index, built next, does not stack on top of it). `model` must hold the only references to
     /// the HTML. Returns how many pages were rendered.
     private func stream(_ model: inout SiteModel, config: SiteConfig, theme: Theme, sink: ([OutputFile]) throws -> Void,
-                        lap: (String) -> Void, record: (String, Double) -> Void) throws -> Int {
+                        lap: (String) -> Void, record: (String, Double) -> Void) throws -> (rendered: Int, leftovers: Leftovers) {
         var emitted = Set<String>()
         func emit(_ files: [OutputFile]) throws {
             for file in files { emitted.insert(file.path) }
@@ -497,16 +497,14 @@ public final class IncrementalBuilder: @unchecked Sendable {
         // The freed HTML sits in holes between live allocations that malloc keeps; hand their pages
         // back, so the search index does not stack on top of them.
         Memory.releaseFreePages()
-        var searchCache: [String: (key: Int, analyzed: AnalyzedDocument)] = [:]
-        var analyzed: [AnalyzedDocument] = []
-        try emit(IndexWriter(model: model, urls: urls).searchIndex(cache: &searchCache, state: SearchIndexState(),
-                                                                   analyzedOut: &analyzed) { _ in 0 })
+        let searchState = SearchIndexState()
+        try emit(IndexWriter(model: model, urls: urls).searchIndex(state: searchState))
         lap("search")
         let staticFiles = try SiteBuilder.staticFiles(options.siteDirectory)
         try IncrementalBuilder.checkClashes(staticFiles.filter { emitted.contains($0.path) })
         try emit(staticFiles)
         lap("static")
-        return jobs.count
+        return (jobs.count, Leftovers([searchState]))
     }
 
     /// The sitemap files with what sits beside them at the root: robots.txt, .nojekyll and the theme's assets.
@@ -690,7 +688,7 @@ public final class IncrementalBuilder: @unchecked Sendable {
                 toAnalyze.append((index, key))
             }
         }
-        let fresh = SearchIndexBuilder.analyzeAll(toAnalyze.map { indexes.searchDocument($0.index) })
+        let fresh = SearchIndexBuilder.analyzeAll(count: toAnalyze.count) { indexes.searchDocument(toAnalyze[$0].index) }
         for (n, entry) in toAnalyze.enumerated() {
             analyzed[entry.index] = fresh[n]
             searchCache[state.sourcePaths[entry.index]] = (entry.key, fresh[n])

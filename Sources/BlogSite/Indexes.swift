@@ -126,6 +126,13 @@ struct IndexWriter {
                               code: post.content.codeText, summary: post.summary)
     }
 
+    /// The search index of a build that keeps nothing for the next one (`blog build`): every post
+    /// analysed, with no cache to fill. The same files as `searchIndex(cache:…)`.
+    func searchIndex(state: SearchIndexState) -> [OutputFile] {
+        let analyzed = SearchIndexBuilder.analyzeAll(count: model.posts.count, searchDocument)
+        return state.update(analyzed).map { OutputFile(path: $0.path, bytes: $0.bytes) }
+    }
+
     /// The search index. `cache` keeps each post's analysis between builds (keyed by source path);
     /// a post is analysed again only when `key(index)` changes.
     /// `state` keeps the index between builds and patches it for the changed posts; `analyzedOut`
@@ -147,7 +154,7 @@ struct IndexWriter {
                 analyzed.append(nil)
             }
         }
-        let fresh = SearchIndexBuilder.analyzeAll(stale.map(searchDocument))
+        let fresh = SearchIndexBuilder.analyzeAll(count: stale.count) { searchDocument(stale[$0]) }
         // The cache is patched in place (a rebuild after one edit touches one entry).
         for (n, index) in stale.enumerated() {
             analyzed[index] = fresh[n]
