@@ -78,10 +78,12 @@ public struct BuildStamp: Sendable, Equatable {
         var mode: mode_t
     }
 
-    static func lstatAll(_ paths: [String]) -> [FileInfo?] {
+    /// `directory`: a folder's descriptor that relative `paths` start from (the kernel then walks
+    /// only the part below it).
+    static func lstatAll(_ paths: [String], relativeTo directory: Int32 = AT_FDCWD) -> [FileInfo?] {
         Parallel.map(paths.count, filling: nil) { index in
             var info = stat()
-            guard lstat(paths[index], &info) == 0 else { return nil }
+            guard fstatat(directory, paths[index], &info, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
             return FileInfo(size: Int64(info.st_size), seconds: Int64(info.st_mtim.tv_sec), nanoseconds: Int64(info.st_mtim.tv_nsec),
                             inode: Int64(bitPattern: UInt64(info.st_ino)), mode: info.st_mode)
         }
@@ -90,7 +92,7 @@ public struct BuildStamp: Sendable, Equatable {
     /// The fingerprint of the files a build left in the output folder.
     static func outputs(root: String, paths: [String]) -> String {
         var hash = FNVStream()
-        let infos = lstatAll(paths.map { root + "/" + $0 })
+        let infos = OutputWriter.withFolder(root) { folder, prefix in lstatAll(paths.map { prefix + $0 }, relativeTo: folder) }
         for (path, info) in zip(paths, infos) {
             hash.add(path)
             hash.add(0)
