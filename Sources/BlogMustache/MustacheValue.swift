@@ -79,6 +79,33 @@ public enum MustacheValue: Sendable {
 }
 
 extension MustacheValue {
+    /// An equal value that shares no storage with this one: strings, lists and objects are copied
+    /// into storage of their own, and a lambda is wrapped in a closure of its own. Renderers on
+    /// different threads that each read their own copy never update the same reference counts
+    /// (reading a shared string retains and releases it, and two cores taking turns at one count
+    /// wait for each other's cache line).
+    public func unshared() -> MustacheValue {
+        switch self {
+        case .null, .bool, .int, .double:
+            return self
+        case .string(let s):
+            // A new buffer (`String(s)` would share the old one); small strings have none.
+            return .string(String(decoding: Array(s.utf8), as: UTF8.self))
+        case .array(let items):
+            return .array(items.map { $0.unshared() })
+        case .object(let object):
+            var copy = MustacheObject()
+            copy.entries = object.entries.map { MustacheObject.Entry(hash: $0.hash, key: $0.key, value: $0.value.unshared()) }
+            return .object(copy)
+        case .lambda(let lambda):
+            switch lambda.kind {
+            case .interpolation(let body): return .lambda(MustacheLambda { body() })
+            case .section(let body): return .lambda(MustacheLambda(section: { body($0) }))
+            case .rendered(let body): return .lambda(MustacheLambda(rendered: { body($0) }))
+            }
+        }
+    }
+
     /// Wraps an optional string: `nil` becomes `.null`.
     public init(_ string: String?) {
         if let string { self = .string(string) } else { self = .null }

@@ -29,6 +29,13 @@ enum PageJob: Sendable {
     case notFound
 }
 
+/// The views every page's context holds (see `PageRenderer.sharedViews`).
+struct SharedViews: Sendable {
+    let site: MustacheValue
+    let lang: MustacheValue
+    let asset: MustacheValue
+}
+
 /// Builds view models and renders every HTML page of the site with the theme.
 struct PageRenderer {
     let model: SiteModel
@@ -37,6 +44,10 @@ struct PageRenderer {
     let siteValue: MustacheValue
     let langValue: MustacheValue
     let assetLambda: MustacheValue
+    /// `site`, `lang` and `asset`, which every page shows, once per core (`unshared` copies): the
+    /// render's threads each read their own, instead of all retaining and releasing the same
+    /// strings for every tag of every page (`swift_retain` was the render phase's top symbol).
+    let sharedViews: [SharedViews]
     /// A list-item view of each post, built once and shared by every list that shows it.
     let postSummaries: [MustacheValue]
     let tagValues: [MustacheValue]
@@ -88,6 +99,10 @@ struct PageRenderer {
             ])
         }
         self.tagValues = tagValues
+        let original = SharedViews(site: siteValue, lang: langValue, asset: assetLambda)
+        sharedViews = [original] + (1..<max(1, ProcessInfo.processInfo.activeProcessorCount)).map { _ in
+            SharedViews(site: original.site.unshared(), lang: original.lang.unshared(), asset: original.asset.unshared())
+        }
         let language = config.language
         yearsTree = PageRenderer.years(model)
         // On all cores: made before any page renders, this was a serial stretch of the render
@@ -148,22 +163,37 @@ struct PageRenderer {
     var jobs: [PageJob] { PageRenderer.jobs(model) }
 
     /// Renders the given pages on all cores, in order. Template errors are collected and thrown together.
+    /// One worker per core takes pages a few at a time and renders them with its own `sharedViews`.
     func render(_ jobs: [PageJob]) throws -> [OutputFile] {
         var outputs = [OutputFile?](repeating: nil, count: jobs.count)
         var failures = [Diagnostic?](repeating: nil, count: jobs.count)
+        let workers = min(jobs.count, sharedViews.count)
+        let lock = Mutex()
+        var next = 0
+        let batch = 4
         outputs.withUnsafeMutableBufferPointer { outputBuffer in
             failures.withUnsafeMutableBufferPointer { failureBuffer in
                 let out = outputBuffer
                 let failed = failureBuffer
-                DispatchQueue.concurrentPerform(iterations: jobs.count) { index in
-                    do {
-                        out[index] = try render(jobs[index])
-                    } catch let error as MustacheError {
-                        failed[index] = .error(error.message, at: SourceLocation(file: error.path, line: error.line, column: error.column))
-                    } catch let diagnostic as Diagnostic {
-                        failed[index] = diagnostic
-                    } catch {
-                        failed[index] = .error("\(error)")
+                DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                    let views = sharedViews[worker]
+                    while true {
+                        let start = lock.withLock { () -> Int in
+                            defer { next += batch }
+                            return next
+                        }
+                        if start >= jobs.count { break }
+                        for index in start..<min(jobs.count, start + batch) {
+                            do {
+                                out[index] = try render(jobs[index], views: views)
+                            } catch let error as MustacheError {
+                                failed[index] = .error(error.message, at: SourceLocation(file: error.path, line: error.line, column: error.column))
+                            } catch let diagnostic as Diagnostic {
+                                failed[index] = diagnostic
+                            } catch {
+                                failed[index] = .error("\(error)")
+                            }
+                        }
                     }
                 }
             }
@@ -177,8 +207,8 @@ struct PageRenderer {
     /// profilers see one function per page (`valgrind --tool=callgrind
     /// --toggle-collect='$s8BlogSite12PageRendererV6renderyAA10OutputFileVAA0C3JobOKF'`).
     @inline(never)
-    func render(_ job: PageJob) throws -> OutputFile {
-        let (template, path, context) = view(for: job)
+    func render(_ job: PageJob, views: SharedViews? = nil) throws -> OutputFile {
+        let (template, path, context) = view(for: job, views: views ?? sharedViews[0])
         let bytes = try theme.library.renderBytes(template, context, capacity: PageRenderer.capacityEstimate(job, model: model))
         return OutputFile(path: path, bytes: bytes)
     }
@@ -259,12 +289,12 @@ struct PageRenderer {
     // The per-page objects below are filled member by member rather than written as literals: a
     // literal's variadic array of (key, value) tuples is destroyed through the runtime's generic
     // tuple destroy, about 1,400 instructions per small literal, for every page.
-    func context(page: MustacheValue, _ extra: MustacheObject) -> MustacheValue {
+    func context(page: MustacheValue, _ extra: MustacheObject, views: SharedViews) -> MustacheValue {
         var fields = MustacheObject()
         fields.reserveCapacity(4 + extra.count)
-        fields["site"] = siteValue
-        fields["lang"] = langValue
-        fields["asset"] = assetLambda
+        fields["site"] = views.site
+        fields["lang"] = views.lang
+        fields["asset"] = views.asset
         fields["page"] = page
         fields.merge(extra)
         return .object(fields)
@@ -277,7 +307,11 @@ struct PageRenderer {
         return indices[start..<min(indices.count, start + perPage)].map { postSummaries[$0] }
     }
 
-    func view(for job: PageJob) -> (template: String, path: String, context: MustacheValue) {
+    func view(for job: PageJob, views: SharedViews? = nil) -> (template: String, path: String, context: MustacheValue) {
+        let views = views ?? sharedViews[0]
+        func context(page: MustacheValue, _ extra: MustacheObject) -> MustacheValue {
+            self.context(page: page, extra, views: views)
+        }
         let config = model.config
         let language = config.language
         let lang = UIStrings.table(for: language)

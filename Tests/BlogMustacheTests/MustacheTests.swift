@@ -557,6 +557,34 @@ final class RenderBytesTests: XCTestCase {
     }
 }
 
+final class UnsharedValueTests: XCTestCase {
+    /// The address of a string's UTF-8 storage (nil for one without contiguous storage).
+    private func storage(_ value: MustacheValue?) -> UnsafeRawPointer? {
+        guard case .string(let s)? = value else { return nil }
+        return s.utf8.withContiguousStorageIfAvailable { UnsafeRawPointer($0.baseAddress) } ?? nil
+    }
+
+    func testAnUnsharedCopyRendersTheSameAndSharesNoStrings() throws {
+        let long = String(repeating: "共有しない文字列 & <tag> ", count: 8)
+        let original: MustacheValue = [
+            "title": .string(long), "n": 3, "ratio": 1.5, "flag": true, "none": nil,
+            "items": [["name": .string(long + "1")], ["name": "短い"]],
+            "shout": .lambda(MustacheLambda(rendered: { $0.uppercased() })),
+        ]
+        let copy = original.unshared()
+        let template = "{{title}}|{{{title}}}|{{n}}|{{ratio}}|{{#flag}}yes{{/flag}}{{^none}}none{{/none}}|{{#items}}[{{name}}]{{/items}}|{{#shout}}abc{{/shout}}"
+        XCTAssertEqual(try render(["t": template], copy), try render(["t": template], original))
+        XCTAssertEqual(try render(["t": "{{#shout}}abc{{/shout}}"], copy), "ABC")
+        // Long strings, at the top and inside lists of objects, are in buffers of their own.
+        XCTAssertNotNil(storage(original.member("title")))
+        XCTAssertNotEqual(storage(copy.member("title")), storage(original.member("title")))
+        guard case .array(let before)? = original.member("items"), case .array(let after)? = copy.member("items") else {
+            return XCTFail("items is not a list")
+        }
+        XCTAssertNotEqual(storage(after[0].member("name")), storage(before[0].member("name")))
+    }
+}
+
 private extension MustacheValue {
     func member(_ key: String) -> MustacheValue? { self[key] }
 }
