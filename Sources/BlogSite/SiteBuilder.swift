@@ -35,13 +35,9 @@ public struct BuiltSite: Sendable {
     /// Seconds spent in each phase, in the order they ran, with the CPU seconds of the whole process
     /// meanwhile (nil for a phase that ran beside another, whose CPU time is part of that one's).
     public var timings: [(phase: String, seconds: Double, cpuSeconds: Double?)]
-    /// What a streaming build made and needs no more (the search index's state), freed with the
-    /// site instead of at the end of the build: `blog build` keeps its site until exit, and freeing
-    /// 10,000 analysed posts object by object held the main thread for ~35 ms, the other core idle.
-    var leftovers: Leftovers?
 }
 
-/// Objects kept only so that they are freed later (see `BuiltSite.leftovers`).
+/// Objects held only until another thread lets go of them (see `IncrementalBuilder.stream`).
 final class Leftovers: @unchecked Sendable {
     let objects: [AnyObject]
 
