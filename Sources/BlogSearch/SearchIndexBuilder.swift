@@ -129,8 +129,16 @@ struct AccumulatorState {
     var pool: UnsafeMutablePointer<UInt8>
     var poolCount = 0
     var poolCapacity = 0
-    var table: UnsafeMutablePointer<Int32>
+    /// Open addressing: a slot holds `hash << 32 | id` (`AccumulatorState.empty` when free), so a
+    /// probe compares hashes in the slot it has already loaded instead of reading `hashes[id]`,
+    /// one cache miss fewer for every posting merged (the table of a 10,000-post archive is far
+    /// larger than the caches).
+    var table: UnsafeMutablePointer<UInt64>
     var tableMask = 0
+
+    static let empty = UInt64.max
+    /// The slot of term `id` with hash `h` (ids stay below 2^32 - 1, so no slot equals `empty`).
+    @inline(__always) static func slot(_ h: UInt32, _ id: Int) -> UInt64 { UInt64(h) << 32 | UInt64(truncatingIfNeeded: id) }
 
     init() {
         termCapacity = 1 << 14
@@ -141,7 +149,7 @@ struct AccumulatorState {
         pool = .allocate(capacity: poolCapacity)
         let tableSize = 1 << 16
         table = .allocate(capacity: tableSize)
-        table.initialize(repeating: -1, count: tableSize)
+        table.initialize(repeating: AccumulatorState.empty, count: tableSize)
         tableMask = tableSize - 1
     }
 
@@ -162,9 +170,10 @@ struct AccumulatorState {
     mutating func intern(_ p: UnsafePointer<UInt8>, _ n: Int, _ h: UInt32) -> Int {
         var index = Int(h) & tableMask
         while true {
-            let id = Int(table[index])
-            if id < 0 { break }
-            if hashes[id] == h {
+            let e = table[index]
+            if e == AccumulatorState.empty { break }
+            if UInt32(truncatingIfNeeded: e >> 32) == h {
+                let id = Int(truncatingIfNeeded: e & 0xFFFF_FFFF)
                 let start = starts[id]
                 if starts[id + 1] - start == n && TermHash.equal(pool + start, p, n) { return id }
             }
@@ -191,7 +200,7 @@ struct AccumulatorState {
         poolCount += n
         starts[id + 1] = poolCount
         hashes[id] = h
-        table[index] = Int32(id)
+        table[index] = AccumulatorState.slot(h, id)
         termCount += 1
         if termCount * 2 > tableMask + 1 { growTable() }
         return id
@@ -201,13 +210,13 @@ struct AccumulatorState {
         let size = (tableMask + 1) * 2
         table.deallocate()
         table = .allocate(capacity: size)
-        table.initialize(repeating: -1, count: size)
+        table.initialize(repeating: AccumulatorState.empty, count: size)
         tableMask = size - 1
         var id = 0
         while id < termCount {
             var index = Int(hashes[id]) & tableMask
-            while table[index] >= 0 { index = (index + 1) & tableMask }
-            table[index] = Int32(id)
+            while table[index] != AccumulatorState.empty { index = (index + 1) & tableMask }
+            table[index] = AccumulatorState.slot(hashes[id], id)
             id += 1
         }
     }

@@ -543,7 +543,7 @@ final class TermPartition {
             // were reloaded (and spilled) for every posting.
             let st = state
             var table = st.pointee.table, tableMask = st.pointee.tableMask
-            var termHashes = st.pointee.hashes, starts = st.pointee.starts, pool = st.pointee.pool
+            var starts = st.pointee.starts, pool = st.pointee.pool
             var buffers = self.buffers, arena = self.arena
             let range = TermPartition.hashRange(partition, count: count)
             for t in 0..<n {
@@ -556,14 +556,15 @@ final class TermPartition {
                 var index = Int(h) & tableMask
                 var id: Int
                 while true {
-                    id = Int(table[index])
-                    if id < 0 {
+                    let e = table[index]
+                    if e == AccumulatorState.empty {
                         id = st.pointee.insert(p, length, h, at: index)
                         table = st.pointee.table; tableMask = st.pointee.tableMask
-                        termHashes = st.pointee.hashes; starts = st.pointee.starts; pool = st.pointee.pool
+                        starts = st.pointee.starts; pool = st.pointee.pool
                         break
                     }
-                    if termHashes[id] == h {
+                    if UInt32(truncatingIfNeeded: e >> 32) == h {
+                        id = Int(truncatingIfNeeded: e & 0xFFFF_FFFF)
                         let s0 = starts[id]
                         if starts[id &+ 1] &- s0 == length && TermHash.equal(pool + s0, p, length) { break }
                     }
