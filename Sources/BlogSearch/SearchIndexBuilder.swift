@@ -1,3 +1,4 @@
+import BlogCore
 import Foundation
 
 /// Builds the static search index: `search/meta.json`, `search/docs-N.json` (document store) and
@@ -58,29 +59,15 @@ public enum SearchIndexBuilder {
     /// was a serial stretch of the search phase, one core idle).
     public static func analyzeAll(count: Int, _ document: (Int) -> SearchDocument) -> [AnalyzedDocument] {
         if count == 0 { return [] }
-        let workers = min(count, max(1, ProcessInfo.processInfo.activeProcessorCount))
-        let batch = 8
-        let batches = (count + batch - 1) / batch
         let results = UnsafeMutablePointer<AnalyzedDocument?>.allocate(capacity: count)
         results.initialize(repeating: nil, count: count)
         defer { results.deinitialize(count: count); results.deallocate() }
-        let next = UnsafeMutablePointer<Int>.allocate(capacity: 1)
-        next.initialize(to: 0)
-        defer { next.deallocate() }
-        let lock = NSLock()
         // Workers take batches of documents in turn (posts differ a lot in size).
-        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+        WorkShare.run(count: count, workers: ProcessInfo.processInfo.activeProcessorCount, batch: 8) { _, claim in
             var analyzer = DocumentAnalyzer()
             defer { analyzer.free() }
-            while true {
-                lock.lock()
-                let b = next.pointee
-                next.pointee += 1
-                lock.unlock()
-                if b >= batches { break }
-                for i in (b * batch)..<min(count, (b + 1) * batch) {
-                    results[i] = analyzer.analyze(document(i))
-                }
+            while let range = claim() {
+                for i in range { results[i] = analyzer.analyze(document(i)) }
             }
         }
         return (0..<count).map { results[$0]! }

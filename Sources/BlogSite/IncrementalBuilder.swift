@@ -500,13 +500,14 @@ public final class IncrementalBuilder: @unchecked Sendable {
         // The index's state is freed on another thread while this one goes on: freeing its 10,000
         // analysed posts object by object held the main thread for ~35 ms with the other core
         // idle (and keeping it until exit raised the 100,000-post peak by ~150 MB).
-        var garbage: Unmanaged<Leftovers>?
+        var garbage: Unmanaged<SearchIndexState>?
         do {
             let searchState = SearchIndexState()
             try emit(IndexWriter(model: model, urls: urls).searchIndex(state: searchState))
-            garbage = Unmanaged.passRetained(Leftovers([searchState]))
+            garbage = Unmanaged.passRetained(searchState)
         }
-        // The retained box is the state's last owner, so the release below is the one that frees it.
+        // Once the scope above has let go, that retain is the state's last owner, so the release
+        // below is the one that frees it.
         if let garbage { DispatchQueue.global(qos: .utility).async { garbage.release() } }
         lap("search")
         let staticFiles = try SiteBuilder.staticFiles(options.siteDirectory)

@@ -41,12 +41,10 @@ struct PageRenderer {
     let model: SiteModel
     let theme: Theme
     let urls: URLBuilder
-    let siteValue: MustacheValue
-    let langValue: MustacheValue
-    let assetLambda: MustacheValue
-    /// `site`, `lang` and `asset`, which every page shows, once per core (`unshared` copies): the
-    /// render's threads each read their own, instead of all retaining and releasing the same
-    /// strings for every tag of every page (`swift_retain` was the render phase's top symbol).
+    /// `site`, `lang` and `asset`, which every page shows, once per core (the first as made, the
+    /// others `unshared` copies): the render's threads each read their own, instead of all
+    /// retaining and releasing the same strings for every tag of every page (`swift_retain` was
+    /// the render phase's top symbol).
     let sharedViews: [SharedViews]
     /// A list-item view of each post, built once and shared by every list that shows it.
     let postSummaries: [MustacheValue]
@@ -63,7 +61,7 @@ struct PageRenderer {
         let urls = URLBuilder(config: config)
         self.urls = urls
         let year = model.posts.first?.date.civil.year ?? CivilDateTime(epochSeconds: Int64(Date().timeIntervalSince1970)).year
-        siteValue = .object([
+        let siteValue: MustacheValue = .object([
             "title": .string(config.title),
             "description": .string(config.description),
             "author": .string(config.author),
@@ -78,13 +76,13 @@ struct PageRenderer {
         ])
         var lang: MustacheObject = [:]
         for (key, value) in UIStrings.table(for: config.language) { lang[key] = .string(value) }
-        langValue = .object(lang)
+        let langValue: MustacheValue = .object(lang)
         let assetPaths = theme.assetPaths
         let basePath = config.basePath
         // The URL of every theme asset is made once; the lambda only looks it up.
         var assetURLs: [String: String] = [:]
         for (name, target) in assetPaths { assetURLs[name] = basePath + Slug.percentEncodePath(target) }
-        assetLambda = .lambda(MustacheLambda(rendered: { [assetURLs] text in
+        let assetLambda: MustacheValue = .lambda(MustacheLambda(rendered: { [assetURLs] text in
             if let url = assetURLs[text] { return url }
             let name = text.trimmingCharacters(in: .whitespacesAndNewlines)
             return assetURLs[name] ?? (basePath + Slug.percentEncodePath("assets/" + name))
@@ -167,23 +165,14 @@ struct PageRenderer {
     func render(_ jobs: [PageJob]) throws -> [OutputFile] {
         var outputs = [OutputFile?](repeating: nil, count: jobs.count)
         var failures = [Diagnostic?](repeating: nil, count: jobs.count)
-        let workers = min(jobs.count, sharedViews.count)
-        let lock = Mutex()
-        var next = 0
-        let batch = 4
         outputs.withUnsafeMutableBufferPointer { outputBuffer in
             failures.withUnsafeMutableBufferPointer { failureBuffer in
                 let out = outputBuffer
                 let failed = failureBuffer
-                DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                WorkShare.run(count: jobs.count, workers: sharedViews.count, batch: 4) { worker, claim in
                     let views = sharedViews[worker]
-                    while true {
-                        let start = lock.withLock { () -> Int in
-                            defer { next += batch }
-                            return next
-                        }
-                        if start >= jobs.count { break }
-                        for index in start..<min(jobs.count, start + batch) {
+                    while let range = claim() {
+                        for index in range {
                             do {
                                 out[index] = try render(jobs[index], views: views)
                             } catch let error as MustacheError {
@@ -205,10 +194,10 @@ struct PageRenderer {
 
     /// One page: its view model, the template and the view model's release. Not inlined, so that
     /// profilers see one function per page (`valgrind --tool=callgrind
-    /// --toggle-collect='$s8BlogSite12PageRendererV6renderyAA10OutputFileVAA0C3JobOKF'`).
+    /// --toggle-collect='$s8BlogSite12PageRendererV6render_5viewsAA10OutputFileVAA0C3JobO_AA11SharedViewsVSgtKF'`).
     @inline(never)
     func render(_ job: PageJob, views: SharedViews? = nil) throws -> OutputFile {
-        let (template, path, context) = view(for: job, views: views ?? sharedViews[0])
+        let (template, path, context) = view(for: job, views: views)
         let bytes = try theme.library.renderBytes(template, context, capacity: PageRenderer.capacityEstimate(job, model: model))
         return OutputFile(path: path, bytes: bytes)
     }

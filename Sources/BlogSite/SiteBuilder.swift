@@ -37,15 +37,6 @@ public struct BuiltSite: Sendable {
     public var timings: [(phase: String, seconds: Double, cpuSeconds: Double?)]
 }
 
-/// Objects held only until another thread lets go of them (see `IncrementalBuilder.stream`).
-final class Leftovers: @unchecked Sendable {
-    let objects: [AnyObject]
-
-    init(_ objects: [AnyObject]) {
-        self.objects = objects
-    }
-}
-
 /// The build, in the order it runs: config → theme → content → assemble → render → feeds and
 /// indexes → static files. (`IncrementalBuilder` holds the steps; this is its one-shot form.)
 public enum SiteBuilder {
