@@ -6,4 +6,8 @@ import Glibc
 
 // Before anything is allocated: `build` and `serve` start again once with malloc asking for huge pages.
 HugePages.restartIfUseful(arguments: CommandLine.arguments)
+if Memory.shouldTune(command: CommandLine.arguments.dropFirst().first,
+                     environmentTunables: getenv("GLIBC_TUNABLES").map { String(cString: $0) }) {
+    Memory.tuneForBuild()
+}
 exit(runBlog(arguments: Array(CommandLine.arguments.dropFirst()), console: Console.standard()))
