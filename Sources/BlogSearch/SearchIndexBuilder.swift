@@ -146,6 +146,17 @@ struct AccumulatorState {
     }
 
     static func grown<T>(_ old: UnsafeMutablePointer<T>, count: Int, capacity: Int) -> UnsafeMutablePointer<T> {
+        #if os(Linux)
+        // Plain values: realloc, which grows a block in place when it can, and a block in a mapping
+        // of its own (the postings arenas of a large site) with mremap: no copy, and no page of the
+        // new block faulted in again. (On Linux `allocate` is malloc and `deallocate` free for an
+        // alignment up to 16, so the block stays theirs.) The search phase at 10,000 posts: 655 ms
+        // to 612 ms, median of 6 alternated runs.
+        if _isPOD(T.self) && MemoryLayout<T>.alignment <= 16 {
+            guard let raw = realloc(old, capacity * MemoryLayout<T>.stride) else { fatalError("out of memory") }
+            return raw.bindMemory(to: T.self, capacity: capacity)
+        }
+        #endif
         let new = UnsafeMutablePointer<T>.allocate(capacity: capacity)
         new.moveInitialize(from: old, count: count)
         old.deallocate()
