@@ -31,9 +31,9 @@ public enum Memory {
     /// with huge pages on: a huge page needs its 2 MB mapped at once), and it gave each block over
     /// 128 KB (feeds, JSON files, search shards) a mapping of its own, faulted in page by page and
     /// unmapped again on free. Growing heaps 64 MB at a time and keeping blocks up to 32 MB in
-    /// them cut that to ~26,000 faults and the build's CPU time by 3–7 % (12 % at 1,000 posts), for
-    /// ~25 MB more peak memory at 10,000 posts (and less at 100,000). Returns whether malloc took both settings
-    /// (false where glibc is not the allocator).
+    /// them cut that to ~26,000 faults and the build's CPU time by 3–7 % (12 % at 1,000 posts),
+    /// for ~25 MB more peak memory at 10,000 posts (and less at 100,000). Returns whether malloc
+    /// took both settings (false where glibc is not the allocator).
     @discardableResult
     public static func tuneForBuild() -> Bool {
         #if canImport(Glibc)

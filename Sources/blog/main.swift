@@ -6,6 +6,7 @@ import Glibc
 
 // Before anything is allocated: `build` and `serve` start again once with malloc asking for huge pages.
 HugePages.restartIfUseful(arguments: CommandLine.arguments)
+// `build` (one process, one build) has malloc grow its heaps in large steps; see Memory.tuneForBuild.
 if Memory.shouldTune(command: CommandLine.arguments.dropFirst().first,
                      environmentTunables: getenv("GLIBC_TUNABLES").map { String(cString: $0) }) {
     Memory.tuneForBuild()

@@ -42,10 +42,13 @@ final class MemoryTests: XCTestCase {
 
     func testAfterTuningABlockOfMegabytesComesFromTheHeap() throws {
         // M_MMAP_THRESHOLD at glibc's starting value, 128 KB (fixed: a free of a mapped block no
-        // longer raises it), before and after.
+        // longer raises it), before and after; M_TOP_PAD back to its default (128 KB) after.
         let defaultThreshold: Int32 = 128 << 10
         XCTAssertEqual(mallopt(-3, defaultThreshold), 1)
-        defer { _ = mallopt(-3, defaultThreshold) }
+        defer {
+            _ = mallopt(-3, defaultThreshold)
+            _ = mallopt(-2, 128 << 10)
+        }
         let size = 24 << 20
         let mappedBefore = try mappedBytes()
         var block = try XCTUnwrap(malloc(size))
