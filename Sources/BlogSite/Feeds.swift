@@ -311,11 +311,7 @@ struct FeedWriter {
             needed.formUnion((request.tag?.postIndices ?? Array(model.posts.indices)).prefix(limit))
         }
         let order = needed.sorted()
-        var prepared = [[UInt8]](repeating: [], count: order.count)
-        prepared.withUnsafeMutableBufferPointer { buffer in
-            let out = buffer
-            DispatchQueue.concurrentPerform(iterations: order.count) { out[$0] = entry(order[$0]) }
-        }
+        let prepared = Parallel.map(order.count, filling: []) { entry(order[$0]) }
         var entries: [Int: [UInt8]] = [:]
         entries.reserveCapacity(order.count)
         for (n, index) in order.enumerated() { entries[index] = prepared[n] }

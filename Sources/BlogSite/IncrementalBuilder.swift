@@ -183,14 +183,8 @@ public final class IncrementalBuilder: @unchecked Sendable {
             stale = paths.map { ($0, nil) }
         } else {
             paths = loader.markdownFiles()
-            var stamps = [FileStamp?](repeating: nil, count: paths.count)
-            stamps.withUnsafeMutableBufferPointer { buffer in
-                let out = buffer
-                let list = paths
-                DispatchQueue.concurrentPerform(iterations: list.count) { index in
-                    out[index] = IncrementalBuilder.stamp(root + "/" + list[index])
-                }
-            }
+            let list = paths
+            let stamps = Parallel.map(list.count, filling: nil) { IncrementalBuilder.stamp(root + "/" + list[$0]) }
             for (index, path) in paths.enumerated() {
                 if let cached = contentCache[path], let stamp = stamps[index], cached.stamp == stamp { continue }
                 stale.append((path, stamps[index]))

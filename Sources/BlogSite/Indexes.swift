@@ -48,12 +48,7 @@ struct IndexWriter {
 
     /// posts.json without a cache (a one-shot build): the objects are made on all cores.
     func postsJSON() -> OutputFile {
-        var objects = [[UInt8]](repeating: [], count: model.posts.count)
-        objects.withUnsafeMutableBufferPointer { buffer in
-            let out = buffer
-            DispatchQueue.concurrentPerform(iterations: out.count) { out[$0] = postObject($0) }
-        }
-        return IndexWriter.postsJSON(objects: objects)
+        IndexWriter.postsJSON(objects: Parallel.map(model.posts.count, filling: []) { postObject($0) })
     }
 
     /// The object of one post in posts.json.
