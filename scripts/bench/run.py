@@ -122,7 +122,7 @@ def parse_phases(stderr):
     return phases
 
 
-def bench_blog(blog, corpus, out, runs):
+def bench_blog(blog, bench, corpus, out, runs):
     full = []
     phase_runs = []
     discard(out)
@@ -138,6 +138,30 @@ def bench_blog(blog, corpus, out, runs):
     html = count_html(out)
     result = {"full": summarize(full), "html_pages": html}
     result["full"]["pages_per_s"] = html / result["full"]["wall_s"]
+    # The file system's share: the same folders and files made again with nothing else to do,
+    # on this disk and in RAM, and the same builds with their output in RAM.
+    settle()
+    result["files_disk"] = files_floor(bench, out, f"{out}.files")
+    GARBAGE.append(f"{out}.files")
+    ram = ram_folder()
+    if ram:
+        try:
+            result["files_ram"] = files_floor(bench, out, os.path.join(ram, "files"))
+            shutil.rmtree(os.path.join(ram, "files"), ignore_errors=True)
+            in_ram = []
+            for i in range(runs):
+                folder = os.path.join(ram, f"run{i}")
+                r = timed([blog, "build", "--source", corpus, "--output", folder, "--quiet", "--timings"])
+                shutil.rmtree(folder, ignore_errors=True)
+                in_ram.append(r)
+                log(f"    blog full build into RAM {i + 1}/{runs}: {r['wall_s']:.2f} s wall, {r['cpu_s']:.2f} s CPU, {r['rss_mb']:.0f} MB")
+            result["full_ram"] = summarize(in_ram)
+            result["full_ram"]["phases_s"] = {n: statistics.median(parse_phases(r["stderr"]).get(n, 0.0) for r in in_ram)
+                                              for n in parse_phases(in_ram[0]["stderr"])}
+        finally:
+            shutil.rmtree(ram, ignore_errors=True)
+    else:
+        result["full_ram"] = {"skipped": "no tmpfs with room at /dev/shm"}
     names = list(phase_runs[0].keys())
     phases = {n: statistics.median(p.get(n, 0.0) for p in phase_runs) for n in names}
     total = sum(v for n, v in phases.items() if not n.startswith("+"))
@@ -160,6 +184,26 @@ def bench_blog(blog, corpus, out, runs):
     result["forced_rebuild"] = summarize(forced)
     result["rebuild"]["phases_s"] = {n: statistics.median(parse_phases(r["stderr"]).get(n, 0.0) for r in forced) for n in names}
     return result
+
+
+def ram_folder():
+    """A fresh folder in tmpfs for builds into RAM, or None when /dev/shm is missing or short of room."""
+    if not os.path.isdir("/dev/shm"):
+        return None
+    st = os.statvfs("/dev/shm")
+    if st.f_bavail * st.f_frsize < 2 * 1024 ** 3:
+        return None
+    return tempfile.mkdtemp(prefix="blog-bench-", dir="/dev/shm")
+
+
+def files_floor(bench, site, target):
+    """`blog-bench files`: the built site's folders and files made again under target."""
+    run = subprocess.run([bench, "files", site, target], capture_output=True, text=True)
+    for line in run.stderr.splitlines():
+        log("    " + line)
+    if run.returncode != 0:
+        return {"error": run.stderr.strip()[-500:]}
+    return json.loads(run.stdout.strip().splitlines()[-1])
 
 
 HUGO_CONFIG = """\
@@ -274,6 +318,9 @@ def readable_table(results):
 
     row("full build, wall (s)", lambda s: s["blog"]["full"]["wall_s"], lambda s: s["hugo"]["full"]["wall_s"], ".2f")
     row("CPU user+sys (s)", lambda s: s["blog"]["full"]["cpu_s"], lambda s: s["hugo"]["full"]["cpu_s"], ".2f")
+    row("  full build into RAM (s)", lambda s: s["blog"].get("full_ram", {}).get("wall_s"), lambda s: None, ".2f", show_ratio=False)
+    row("  files alone, disk (s)", lambda s: s["blog"].get("files_disk", {}).get("wall_s"), lambda s: None, ".2f", show_ratio=False)
+    row("  files alone, RAM (s)", lambda s: s["blog"].get("files_ram", {}).get("wall_s"), lambda s: None, ".2f", show_ratio=False)
     row("peak RSS (MB)", lambda s: s["blog"]["full"]["rss_mb"], lambda s: s["hugo"]["full"]["rss_mb"], ".0f")
     row("HTML pages", lambda s: s["blog"]["html_pages"], lambda s: s["hugo"]["html_pages"], "d", show_ratio=False)
     row("pages/s (wall)", lambda s: s["blog"]["full"]["pages_per_s"], lambda s: s["hugo"]["full"]["pages_per_s"], ".0f")
@@ -306,12 +353,13 @@ def readable_table(results):
     out = "\n".join(lines)
 
     # Per-phase timings.
-    out += "\n\nblog build phases (ms, median; full build / no-change rebuild with --force):\n"
+    out += "\n\nblog build phases (ms, median; full build / no-change rebuild with --force / full build into RAM):\n"
     for s in sizes:
         phases = s["blog"]["phases_s"]
         rebuild = s["blog"]["rebuild"].get("phases_s", {})
+        ram = s["blog"].get("full_ram", {}).get("phases_s", {})
         out += f"  {size_label(s['posts']):>7} posts: " + ", ".join(
-            f"{k} {1000 * v:.0f}/{1000 * rebuild.get(k, 0):.0f}" for k, v in phases.items()) + "\n"
+            f"{k} {1000 * v:.0f}/{1000 * rebuild.get(k, 0):.0f}/{1000 * ram.get(k, 0):.0f}" for k, v in phases.items()) + "\n"
     # Search queries.
     for s in sizes:
         search = s.get("search", {})
@@ -355,15 +403,19 @@ def markdown_table(results):
     lines = [f"Measured {results['date']} on {m['nproc']} cores ({m['cpu']}), `{results['command']}`, "
              f"median of {results['runs']} run{'s' if results['runs'] != 1 else ''}{fewer_runs_note(results)}; "
              f"{hugo_note(results['hugo_version'])}.", ""]
-    lines.append("| posts | blog build | CPU | peak RSS | pages/s | no-change rebuild | with --force | search index | Hugo build | Hugo / blog |")
-    lines.append("|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+    lines.append("| posts | blog build | CPU | peak RSS | pages/s | into RAM | files alone (disk / RAM) | no-change rebuild | with --force | search index | Hugo build | Hugo / blog |")
+    lines.append("|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
     for s in results["sizes"]:
         b = s["blog"]
         h = s.get("hugo") if s.get("hugo") and "full" in s["hugo"] else None
         index = b["search_index_bytes"]
         forced = b.get("forced_rebuild", {}).get("wall_s")
-        lines.append("| {posts} | {wall:.2f} s | {cpu:.2f} s | {rss:.0f} MB | {pps:,.0f} | {rebuild:.2f} s | {forced} | {index} | {hugo} | {ratio} |".format(
+        ram = b.get("full_ram", {}).get("wall_s")
+        floors = [b.get(k, {}).get("wall_s") for k in ("files_disk", "files_ram")]
+        lines.append("| {posts} | {wall:.2f} s | {cpu:.2f} s | {rss:.0f} MB | {pps:,.0f} | {ram} | {floors} | {rebuild:.2f} s | {forced} | {index} | {hugo} | {ratio} |".format(
             forced="–" if forced is None else f"{forced:.2f} s",
+            ram="–" if ram is None else f"{ram:.2f} s",
+            floors=" / ".join("–" if f is None else f"{f:.2f} s" for f in floors),
             posts=size_label(s["posts"]), wall=b["full"]["wall_s"], cpu=b["full"]["cpu_s"], rss=b["full"]["rss_mb"],
             pps=b["full"]["pages_per_s"], rebuild=b["rebuild"]["wall_s"],
             index="–" if index is None else f"{index / 1e6:.2f} MB",
@@ -413,7 +465,7 @@ def main():
     # Outputs of a previous bench go first, all at once (one settle() for all of them).
     for spec in args.corpus:
         base = os.path.join(args.work, f"out-{int(spec.split('=', 1)[0])}")
-        for leftover in [base] + [f"{base}.run{i}" for i in range(max(args.runs, 10))]:
+        for leftover in [base, f"{base}.files"] + [f"{base}.run{i}" for i in range(max(args.runs, 10))]:
             discard(leftover)
     for spec in args.corpus:
         n_text, corpus = spec.split("=", 1)
@@ -422,7 +474,7 @@ def main():
         entry = {"posts": n, "corpus": corpus}
         out = os.path.join(args.work, f"out-{n}")
         runs = args.runs if n <= args.runs_max_posts else 1
-        entry["blog"] = bench_blog(args.blog, corpus, out, runs)
+        entry["blog"] = bench_blog(args.blog, args.bench, corpus, out, runs)
         if hugo and n <= args.hugo_max_posts:
             runs = args.runs if n <= 1000 else max(1, min(runs, args.hugo_runs_large))
             entry["hugo"] = bench_hugo(corpus, runs)
