@@ -16,7 +16,10 @@ import Glibc
 /// - anything else in the output folder (a `.git`, a `CNAME` put there by hand) is left alone, and a
 ///   build that would overwrite such a file stops with an error instead;
 /// - an output folder that is the source folder or contains it is refused, and so is a non-empty
-///   folder without blog's manifest.
+///   folder without blog's manifest;
+/// - a build stopped half way (`Transaction.interrupt`, which `blog build` calls on Ctrl-C) removes
+///   what it staged; what a build killed outright left behind (its staging folder, or its
+///   temporary files and their marker in the output) is removed by the next one (`recoverLeftovers`).
 public struct OutputWriter {
     public static let manifestName = ".blog-manifest"
     static let manifestHeader = "# blog build manifest v1: files written by `blog build`. Do not edit."
@@ -90,6 +93,8 @@ public struct OutputWriter {
     /// since, with no future post due yet.
     public func isUpToDate(_ stamp: BuildStamp, now: Date = Date()) -> Bool {
         guard let text = try? String(contentsOfFile: output.appendingPathComponent(OutputWriter.manifestName).path, encoding: .utf8) else { return false }
+        // A build that was killed left its temporary files here: the next build removes them.
+        if !OutputWriter.leftoverMarkers(in: output.path).isEmpty { return false }
         var inputs: String?
         var outputs: String?
         var due: Int64?
@@ -123,9 +128,77 @@ public struct OutputWriter {
     /// Nothing is visible in the output folder until `commit`; `abort` removes what was staged.
     public func begin() throws -> Transaction {
         try validate()
+        recoverLeftovers()
         let exists = FileManager.default.fileExists(atPath: output.path)
         let entries = exists ? try FileManager.default.contentsOfDirectory(atPath: output.path) : []
         return try Transaction(writer: self, fresh: entries.isEmpty, outputExists: exists)
+    }
+
+    // MARK: - Leftovers of builds that did not finish
+
+    /// The staging folder of a first build by process `pid`, beside the output.
+    static func stagingName(output: String, pid: Int32) -> String { ".\(output).blog-staging-\(pid)" }
+    /// The marker a later build by process `pid` keeps in the output while its temporary files
+    /// (ending in `temporarySuffix(pid)`) are there.
+    static func markerName(pid: Int32) -> String { ".blog-build-\(pid)" }
+    static func temporarySuffix(pid: Int32) -> String { ".blog-tmp-\(pid)" }
+
+    /// `prefix` followed by a process id and nothing else: that id, else nil.
+    static func processID(in name: String, after prefix: String) -> Int32? {
+        guard name.hasPrefix(prefix) else { return nil }
+        let digits = name.utf8.dropFirst(prefix.utf8.count)
+        guard !digits.isEmpty, digits.count <= 10, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let pid = Int32(String(decoding: digits, as: UTF8.self)), pid > 0 else { return nil }
+        return pid
+    }
+
+    /// Whether no process `pid` exists (a process of another user still counts as alive).
+    static func isGone(_ pid: Int32) -> Bool {
+        pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH
+    }
+
+    /// Process ids of the builds that left their marker in the output folder `root` and are gone.
+    static func leftoverMarkers(in root: String) -> [Int32] {
+        guard let directory = opendir(root) else { return [] }
+        defer { closedir(directory) }
+        var pids: [Int32] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            if let pid = processID(in: name, after: ".blog-build-"), isGone(pid) { pids.append(pid) }
+        }
+        return pids.sorted()
+    }
+
+    /// Removes what builds that were killed before they finished left behind, and only that:
+    /// - beside the output, the staging folder of a first build (`.public.blog-staging-PID`);
+    /// - in the output, the temporary files of a later build (`NAME.blog-tmp-PID`) and its marker
+    ///   (`.blog-build-PID`), which says those files are there.
+    /// A name counts only with the id of a process that no longer exists, so a build running now
+    /// (in this process or another) is never disturbed.
+    public func recoverLeftovers() {
+        let parent = output.deletingLastPathComponent().path
+        let prefix = ".\(output.lastPathComponent).blog-staging-"
+        if let names = try? FileManager.default.contentsOfDirectory(atPath: parent) {
+            for name in names.sorted() {
+                if let pid = OutputWriter.processID(in: name, after: prefix), OutputWriter.isGone(pid) {
+                    try? FileManager.default.removeItem(atPath: parent + "/" + name)
+                }
+            }
+        }
+        for pid in OutputWriter.leftoverMarkers(in: output.path) {
+            let suffix = OutputWriter.temporarySuffix(pid: pid)
+            if let walker = FileManager.default.enumerator(atPath: output.path) {
+                while let relative = walker.nextObject() as? String {
+                    if relative.hasSuffix(suffix) { unlink(output.path + "/" + relative) }
+                }
+            }
+            let marker = output.path + "/" + OutputWriter.markerName(pid: pid)
+            // The folders it made, children first; one that holds anything stays.
+            let lines = ((try? String(contentsOfFile: marker, encoding: .utf8)) ?? "").split(separator: "\n")
+            for line in lines.reversed() where !line.hasPrefix("#") && OutputWriter.isSafeRelativePath(String(line)) {
+                rmdir(output.path + "/" + line)
+            }
+            unlink(marker)
+        }
     }
 
     /// One build's writes. A first build goes into a staging folder that `commit` renames into
@@ -145,11 +218,18 @@ public struct OutputWriter {
         let oldManifest: Set<String>
         private var paths = Set<String>()
         private var madeDirectories = Set<String>()
+        /// Folders this transaction created (update mode: removed again if it does not commit).
+        private var createdDirectories: [String] = []
         /// Files staged beside their targets (update mode).
         private var staged: [String] = []
         private var written = 0
         private var unchanged = 0
+        /// Set once `commit`, `abort` or `interrupt` has run (read and written under `phase`).
         private var finished = false
+        /// Held by `commit`, `abort` and `interrupt`, so an interruption never meets a commit half way.
+        private let phase = Mutex()
+        /// The marker of an update-mode build in the output folder (nil for a first build).
+        private let marker: String?
         /// Stages batches in order, one at a time, beside the caller.
         private let queue = DispatchQueue(label: "blog.output-writer")
         private let slots = DispatchSemaphore(value: 2)
@@ -163,7 +243,7 @@ public struct OutputWriter {
             location = SourceLocation(file: writer.output.path)
             if fresh {
                 let parent = writer.output.deletingLastPathComponent()
-                let staging = parent.appendingPathComponent(".\(writer.output.lastPathComponent).blog-staging-\(getpid())")
+                let staging = parent.appendingPathComponent(OutputWriter.stagingName(output: writer.output.lastPathComponent, pid: getpid()))
                 do {
                     try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
                 } catch {
@@ -176,10 +256,19 @@ public struct OutputWriter {
                 root = staging.path
                 suffix = ""
                 oldManifest = []
+                marker = nil
             } else {
                 root = writer.output.path
-                suffix = ".blog-tmp-\(getpid())"
+                suffix = OutputWriter.temporarySuffix(pid: getpid())
                 oldManifest = writer.readManifest()
+                // Says that this process's temporary files are in the output, for the next build to
+                // remove should this one be killed before it is done.
+                let marker = root + "/" + OutputWriter.markerName(pid: getpid())
+                let note = "# blog build (process \(getpid())) is writing here: files ending in \(suffix) are its temporary files, and the folders below are new.\n"
+                guard OutputWriter.writeBytes(Array(note.utf8), toPath: marker) else {
+                    throw Diagnostic.error("cannot write in the output folder: \(String(cString: strerror(errno)))", at: location)
+                }
+                self.marker = marker
             }
         }
 
@@ -239,7 +328,17 @@ public struct OutputWriter {
                 toWrite = files.indices.filter { state[$0] == 0 }.map { files[$0] }
                 unchanged += files.count - toWrite.count
             }
-            try OutputWriter.makeDirectories(for: Set(toWrite.map(\.path)), under: root, made: &madeDirectories, location: location)
+            let knownFolders = createdDirectories.count
+            try OutputWriter.makeDirectories(for: Set(toWrite.map(\.path)), under: root, made: &madeDirectories,
+                                             created: &createdDirectories, location: location)
+            if let marker, createdDirectories.count > knownFolders {
+                // The marker lists the folders made for new files, for the next build to remove
+                // them too should this one be killed.
+                let lines = createdDirectories[knownFolders...].map { $0 + "\n" }.joined()
+                guard OutputWriter.appendBytes(Array(lines.utf8), toPath: marker) else {
+                    throw Diagnostic.error("cannot write in the output folder: \(String(cString: strerror(errno)))", at: location)
+                }
+            }
             if !fresh { staged += toWrite.map(\.path) }
             try OutputWriter.writeAll(toWrite, root: root, suffix: suffix, location: location)
             written += toWrite.count
@@ -248,8 +347,15 @@ public struct OutputWriter {
         /// Makes the staged site the output.
         @discardableResult
         public func commit(stamp: BuildStamp? = nil) throws -> Summary {
-            try drain()
-            finished = true
+            try phase.withLock {
+                guard !finished else { throw Diagnostic.error("the build was interrupted", at: location) }
+                try drain()
+                finished = true
+                return try switchOutput(stamp: stamp)
+            }
+        }
+
+        private func switchOutput(stamp: BuildStamp?) throws -> Summary {
             let stale = oldManifest.subtracting(paths)
             var extra: [String] = []
             if let stamp {
@@ -299,18 +405,49 @@ public struct OutputWriter {
                 extra.append("# outputs \(BuildStamp.outputs(root: root, paths: sorted))")
             }
             try writer.writeManifest(sorted, root: root, location: location, extra: extra)
+            if let marker { unlink(marker) }
             return Summary(written: written, unchanged: unchanged, removed: stale.count)
         }
 
         /// Removes whatever was staged; the output folder stays as it was.
         public func abort() {
-            guard !finished else { return }
-            queue.sync {}
-            finished = true
+            phase.withLock {
+                guard !finished else { return }
+                finished = true
+                queue.sync {}
+                removeStaged()
+            }
+        }
+
+        /// Stops the build from another thread (`blog build` calls it on Ctrl-C): waits for the
+        /// batch being written, makes every later `add` and `commit` throw, and removes what was
+        /// staged, so the output folder stays as it was. A commit already under way is waited for
+        /// and kept. Returns true when the staged files were removed, false when the transaction
+        /// had already ended (committed or aborted).
+        @discardableResult
+        public func interrupt() -> Bool {
+            phase.withLock {
+                guard !finished else { return false }
+                finished = true
+                queue.sync {
+                    if failure == nil { failure = Diagnostic.error("the build was interrupted", at: location) }
+                }
+                removeStaged()
+                return true
+            }
+        }
+
+        /// The staging folder, or the temporary files and the marker (once no batch is being written).
+        private func removeStaged() {
             if fresh {
                 try? FileManager.default.removeItem(atPath: root)
             } else {
                 for path in staged { unlink(root + "/" + path + suffix) }
+                staged = []
+                // The folders made for new files, children first (one still holding a file stays).
+                for directory in createdDirectories.reversed() { rmdir(root + "/" + directory) }
+                createdDirectories = []
+                if let marker { unlink(marker) }
             }
         }
     }
@@ -335,7 +472,9 @@ public struct OutputWriter {
     /// the folders already there, so batches do not ask twice.
     /// (It runs on the writer's one thread for every batch, so it works on UTF-8 lengths: `String.count`
     /// walks characters, and was most of its cost.)
-    static func makeDirectories(for paths: Set<String>, under root: String, made: inout Set<String>, location: SourceLocation) throws {
+    /// The folders that did not exist before are appended to `created`, parents first.
+    static func makeDirectories(for paths: Set<String>, under root: String, made: inout Set<String>, created: inout [String],
+                                location: SourceLocation) throws {
         var directories = Set<String>()
         for path in paths {
             var directory = parent(of: path)
@@ -347,7 +486,9 @@ public struct OutputWriter {
         // A folder's parent is shorter in bytes, so this order makes parents first.
         try withFolder(root) { folder, prefix in
             for directory in directories.sorted(by: { $0.utf8.count < $1.utf8.count }) {
-                if mkdirat(folder, prefix + directory, 0o755) != 0 && errno != EEXIST {
+                if mkdirat(folder, prefix + directory, 0o755) == 0 {
+                    created.append(directory)
+                } else if errno != EEXIST {
                     throw Diagnostic.error("cannot create \(directory): \(String(cString: strerror(errno)))", at: location)
                 }
             }
@@ -427,6 +568,15 @@ public struct OutputWriter {
         guard folder >= 0 else { return try body(AT_FDCWD, root + "/") }
         defer { close(folder) }
         return try body(folder, "")
+    }
+
+    /// Appends `bytes` to the file at `path` (which must exist).
+    static func appendBytes(_ bytes: [UInt8], toPath path: String) -> Bool {
+        if bytes.isEmpty { return true }
+        let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress!, bytes.count) }
+        return close(fd) == 0 && count == bytes.count
     }
 
     static func writeBytes(_ bytes: [UInt8], toPath path: String, relativeTo directory: Int32 = AT_FDCWD) -> Bool {

@@ -11,6 +11,7 @@ enum BuildCommand: BlogCommand {
     stays as it was. Only files whose bytes changed are rewritten. When nothing under blog.yml,
     content/, static/, themes/ and layouts/ changed since the last build (and the output folder is
     as that build left it), the build stops at once with "Up to date"; --force builds anyway.
+    Ctrl-C stops the build and leaves the output folder as it was (exit status 130).
     """
     static let options: [OptionSpec] = [
         .value("source", "DIR", short: "s", "The site folder (default: the current folder)."),
@@ -52,6 +53,17 @@ enum BuildCommand: BlogCommand {
         // The site streams into the output folder's staging area as it is rendered; it becomes the
         // output only when everything built (an error leaves the previous output as it was).
         let transaction = try writer.begin()
+        // Ctrl-C, a `kill` or a closed terminal while the site is staged: remove what was staged
+        // (the output folder stays as it was) and exit as the signal would have (128 + its number).
+        // Once the commit has begun, it is finished first.
+        let console = context.console
+        let trap = SignalTrap([SIGINT, SIGTERM, SIGHUP]) { number in
+            if transaction.interrupt() {
+                console.printError("blog build: interrupted; \(output.path) was left as it was")
+            }
+            _exit(128 + number)
+        }
+        defer { trap.cancel() }
         let site: BuiltSite
         let summary: OutputWriter.Summary
         let commitStarted: Date

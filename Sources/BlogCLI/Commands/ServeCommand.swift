@@ -71,16 +71,9 @@ enum ServeCommand: BlogCommand {
 
         // Wait for Ctrl-C or SIGTERM, then shut down cleanly.
         let done = DispatchSemaphore(value: 0)
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        let sources = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
-            let signalSource = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            signalSource.setEventHandler { done.signal() }
-            signalSource.resume()
-            return signalSource
-        }
+        let trap = SignalTrap([SIGINT, SIGTERM]) { _ in done.signal() }
         done.wait()
-        sources.forEach { $0.cancel() }
+        trap.cancel()
         console.printError("Stopping…")
         session.stop()
         server.stop()
