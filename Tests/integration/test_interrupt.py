@@ -31,11 +31,11 @@ def generated_site(folder, posts):
     return folder
 
 
-def interrupt_when(site, output, ready, signum):
+def interrupt_when(site, output, ready, signum, preexec_fn=None):
     """Starts `blog build` and sends signum as soon as ready(pid) holds; returns the exit code and
     stderr. (At 1,000 posts, a debug build stages files for about half a second before it commits.)"""
     build = subprocess.Popen([blog_binary(), "build", "--source", str(site), "--output", str(output)],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=preexec_fn)
     deadline = time.monotonic() + 120
     while build.poll() is None and not ready(build.pid) and time.monotonic() < deadline:
         time.sleep(0.005)
@@ -104,3 +104,20 @@ def test_what_a_killed_build_left_is_cleaned_by_the_next(tmp_path):
     after = tree(output)
     assert after.keys() == before.keys()
     assert {k: v for k, v in after.items() if k != ".blog-manifest"} == {k: v for k, v in before.items() if k != ".blog-manifest"}
+
+
+def test_a_build_started_with_hangups_ignored_runs_on(tmp_path):
+    """Under `nohup` (SIGHUP ignored from the start) a hangup must not stop the build."""
+    site = generated_site(tmp_path / "site", 1000)
+    output = tmp_path / "public"
+
+    def ignore_hangups():
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+
+    def staging(pid):
+        return (tmp_path / f".public.blog-staging-{pid}" / "posts").is_dir()
+
+    code, stderr = interrupt_when(site, output, staging, signal.SIGHUP, preexec_fn=ignore_hangups)
+    assert code == 0, stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["public", "site"]
+    assert (output / "index.html").is_file()
