@@ -4,9 +4,10 @@ import Glibc
 #endif
 
 /// Runs a handler on a queue (not in a signal handler, so it may lock, allocate and touch files)
-/// when the process gets one of `signals`, instead of the default action. A signal the process
-/// was started with ignored (SIGHUP under `nohup`, SIGINT for a background job of a script) stays
-/// ignored. `cancel` puts the default action back.
+/// when the process gets one of `signals`, instead of the default action. SIGHUP stays ignored
+/// when the process was started with it ignored (`nohup`). SIGINT and SIGTERM are always caught:
+/// a script's background job starts with SIGINT ignored, and `blog serve` run that way must still
+/// stop on it (as the end-to-end tests do). `cancel` puts the default action back.
 final class SignalTrap {
     private var signals: [Int32] = []
     private var sources: [DispatchSourceSignal] = []
@@ -15,7 +16,7 @@ final class SignalTrap {
         for number in signals {
             // The signal must not kill the process before the dispatch source sees it.
             let previous = signal(number, SIG_IGN)
-            if unsafeBitCast(previous, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) { continue }
+            if number == SIGHUP && unsafeBitCast(previous, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) { continue }
             self.signals.append(number)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler { handler(number) }
