@@ -136,18 +136,20 @@ public struct OutputWriter {
 
     // MARK: - Leftovers of builds that did not finish
 
-    /// The staging folder of a first build by process `pid`, beside the output.
-    static func stagingName(output: String, pid: Int32) -> String { ".\(output).blog-staging-\(pid)" }
+    /// The staging folder of a first build by process `pid`, beside the output: this prefix + pid.
+    static func stagingPrefix(output: String) -> String { ".\(output).blog-staging-" }
     /// The marker a later build by process `pid` keeps in the output while its temporary files
-    /// (ending in `temporarySuffix(pid)`) are there.
-    static func markerName(pid: Int32) -> String { ".blog-build-\(pid)" }
+    /// (ending in `temporarySuffix(pid)`) are there: this prefix + pid.
+    static let markerPrefix = ".blog-build-"
+    static func markerName(pid: Int32) -> String { markerPrefix + "\(pid)" }
     static func temporarySuffix(pid: Int32) -> String { ".blog-tmp-\(pid)" }
 
     /// `prefix` followed by a process id and nothing else: that id, else nil.
     static func processID(in name: String, after prefix: String) -> Int32? {
         guard name.hasPrefix(prefix) else { return nil }
         let digits = name.utf8.dropFirst(prefix.utf8.count)
-        guard !digits.isEmpty, digits.count <= 10, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let pid = Int32(String(decoding: digits, as: UTF8.self)), pid > 0 else { return nil }
+        // Digits only: `Int32` alone would also take a sign.
+        guard digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let pid = Int32(String(decoding: digits, as: UTF8.self)), pid > 0 else { return nil }
         return pid
     }
 
@@ -158,14 +160,13 @@ public struct OutputWriter {
 
     /// Process ids of the builds that left their marker in the output folder `root` and are gone.
     static func leftoverMarkers(in root: String) -> [Int32] {
-        guard let directory = opendir(root) else { return [] }
-        defer { closedir(directory) }
-        var pids: [Int32] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-            if let pid = processID(in: name, after: ".blog-build-"), isGone(pid) { pids.append(pid) }
-        }
-        return pids.sorted()
+        goneProcesses(named: markerPrefix, in: root)
+    }
+
+    /// The ids of gone processes that entries of `folder` named `prefix` + id belong to, in order.
+    static func goneProcesses(named prefix: String, in folder: String) -> [Int32] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return names.compactMap { processID(in: $0, after: prefix) }.filter(isGone).sorted()
     }
 
     /// Removes what builds that were killed before they finished left behind, and only that:
@@ -174,15 +175,11 @@ public struct OutputWriter {
     ///   (`.blog-build-PID`), which says those files are there.
     /// A name counts only with the id of a process that no longer exists, so a build running now
     /// (in this process or another) is never disturbed.
-    public func recoverLeftovers() {
+    func recoverLeftovers() {
         let parent = output.deletingLastPathComponent().path
-        let prefix = ".\(output.lastPathComponent).blog-staging-"
-        if let names = try? FileManager.default.contentsOfDirectory(atPath: parent) {
-            for name in names.sorted() {
-                if let pid = OutputWriter.processID(in: name, after: prefix), OutputWriter.isGone(pid) {
-                    try? FileManager.default.removeItem(atPath: parent + "/" + name)
-                }
-            }
+        let prefix = OutputWriter.stagingPrefix(output: output.lastPathComponent)
+        for pid in OutputWriter.goneProcesses(named: prefix, in: parent) {
+            try? FileManager.default.removeItem(atPath: parent + "/" + prefix + "\(pid)")
         }
         for pid in OutputWriter.leftoverMarkers(in: output.path) {
             let suffix = OutputWriter.temporarySuffix(pid: pid)
@@ -243,7 +240,7 @@ public struct OutputWriter {
             location = SourceLocation(file: writer.output.path)
             if fresh {
                 let parent = writer.output.deletingLastPathComponent()
-                let staging = parent.appendingPathComponent(OutputWriter.stagingName(output: writer.output.lastPathComponent, pid: getpid()))
+                let staging = parent.appendingPathComponent(OutputWriter.stagingPrefix(output: writer.output.lastPathComponent) + "\(getpid())")
                 do {
                     try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
                 } catch {

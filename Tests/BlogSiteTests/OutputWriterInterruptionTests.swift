@@ -13,7 +13,7 @@ final class OutputWriterInterruptionTests: XCTestCase {
         var out: [String: Data?] = [:]
         for path in try FileManager.default.subpathsOfDirectory(atPath: folder.path) {
             var isDirectory: ObjCBool = false
-            FileManager.default.fileExists(atPath: folder.appendingPathComponent(path).path, isDirectory: &isDirectory)
+            _ = FileManager.default.fileExists(atPath: folder.appendingPathComponent(path).path, isDirectory: &isDirectory)
             out[path] = isDirectory.boolValue ? .some(nil) : try Data(contentsOf: folder.appendingPathComponent(path))
         }
         return out
