@@ -275,6 +275,24 @@ def blog_bench(bench, sub, corpus, passes):
     return json.loads(run.stdout.strip().splitlines()[-1])
 
 
+def memory_cost(bench):
+    """`blog-bench memory`: what fresh memory costs on this machine (first touch vs just freed)."""
+    run = subprocess.run([bench, "memory", "512"], capture_output=True, text=True)
+    for line in run.stderr.splitlines():
+        log("    " + line)
+    if run.returncode != 0:
+        return {"error": run.stderr.strip()[-500:]}
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def memory_note(machine):
+    m = machine.get("memory") or {}
+    if "first_touch_ms_per_mb" not in m:
+        return ""
+    return (f"; fresh memory {m['first_touch_ms_per_mb']:.2f} ms/MB on first touch, "
+            f"{m['reused_touch_ms_per_mb']:.2f} ms/MB just after it was freed (`blog-bench memory`)")
+
+
 def width(text):
     """Display width in a terminal (CJK characters take two columns)."""
     return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in str(text))
@@ -353,6 +371,9 @@ def readable_table(results):
     out = "\n".join(lines)
 
     # Per-phase timings.
+    note = memory_note(results["machine"])
+    if note:
+        out += "\n\nmachine" + note.replace("; fresh", ": fresh", 1)
     out += "\n\nblog build phases (ms, median; full build / no-change rebuild with --force / full build into RAM):\n"
     for s in sizes:
         phases = s["blog"]["phases_s"]
@@ -402,7 +423,7 @@ def markdown_table(results):
     m = results["machine"]
     lines = [f"Measured {results['date']} on {m['nproc']} cores ({m['cpu']}), `{results['command']}`, "
              f"median of {results['runs']} run{'s' if results['runs'] != 1 else ''}{fewer_runs_note(results)}; "
-             f"{hugo_note(results['hugo_version'])}.", ""]
+             f"{hugo_note(results['hugo_version'])}{memory_note(m)}.", ""]
     lines.append("| posts | blog build | CPU | peak RSS | pages/s | into RAM | files alone (disk / RAM) | no-change rebuild | with --force | search index | Hugo build | Hugo / blog |")
     lines.append("|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
     for s in results["sizes"]:
@@ -462,6 +483,9 @@ def main():
         "hugo_version": hugo,
         "sizes": [],
     }
+    # Before anything else touches memory: how much a page of fresh memory costs here.
+    log("== machine: fresh memory")
+    results["machine"]["memory"] = memory_cost(args.bench)
     # Outputs of a previous bench go first, all at once (one settle() for all of them).
     for spec in args.corpus:
         base = os.path.join(args.work, f"out-{int(spec.split('=', 1)[0])}")
