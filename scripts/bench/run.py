@@ -196,14 +196,19 @@ def ram_folder():
     return tempfile.mkdtemp(prefix="blog-bench-", dir="/dev/shm")
 
 
-def files_floor(bench, site, target):
-    """`blog-bench files`: the built site's folders and files made again under target."""
-    run = subprocess.run([bench, "files", site, target], capture_output=True, text=True)
+def run_bench(bench, *args):
+    """One `blog-bench` subcommand: its report on stderr goes to the log, its JSON line is returned."""
+    run = subprocess.run([bench, *args], capture_output=True, text=True)
     for line in run.stderr.splitlines():
         log("    " + line)
     if run.returncode != 0:
         return {"error": run.stderr.strip()[-500:]}
     return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def files_floor(bench, site, target):
+    """`blog-bench files`: the built site's folders and files made again under target."""
+    return run_bench(bench, "files", site, target)
 
 
 HUGO_CONFIG = """\
@@ -267,22 +272,12 @@ def bench_hugo(corpus, runs):
 
 
 def blog_bench(bench, sub, corpus, passes):
-    run = subprocess.run([bench, sub, corpus, "--passes", str(passes)], capture_output=True, text=True)
-    for line in run.stderr.splitlines():
-        log("    " + line)
-    if run.returncode != 0:
-        return {"error": run.stderr.strip()[-500:]}
-    return json.loads(run.stdout.strip().splitlines()[-1])
+    return run_bench(bench, sub, corpus, "--passes", str(passes))
 
 
 def memory_cost(bench):
     """`blog-bench memory`: what fresh memory costs on this machine (first touch vs just freed)."""
-    run = subprocess.run([bench, "memory", "512"], capture_output=True, text=True)
-    for line in run.stderr.splitlines():
-        log("    " + line)
-    if run.returncode != 0:
-        return {"error": run.stderr.strip()[-500:]}
-    return json.loads(run.stdout.strip().splitlines()[-1])
+    return run_bench(bench, "memory", "512")
 
 
 def memory_note(machine):
