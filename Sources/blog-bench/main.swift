@@ -740,7 +740,7 @@ func benchFiles(_ args: Arguments) {
 /// gave back. A `memset` over memory already mapped is the bandwidth for comparison. Under a
 /// hypervisor that takes a guest's free memory back (free page reporting, ballooning), the first
 /// round pays for the host to hand the memory over again, and so does every build: at 10,000
-/// posts a build touches ~500 MB of fresh memory and writes ~420 MB of new page cache.
+/// posts a build touches ~500 MB of fresh memory (docs/benchmarks.md, "Ninth round").
 func benchMemory(_ argv: [String]) {
     let usage = "usage: blog-bench memory [MB]   (default 512)"
     if argv.contains("-h") || argv.contains("--help") { say(usage); exit(0) }
@@ -756,7 +756,7 @@ func benchMemory(_ argv: [String]) {
         // Aligned to 2 MB, so that every huge page the kernel can give lies inside the range.
         let start = (Int(bitPattern: mapped) + huge - 1) & ~(huge - 1)
         let base = UnsafeMutablePointer<UInt8>(bitPattern: start)!
-        advised = madvise(base, size, 14 /* MADV_HUGEPAGE */) == 0
+        advised = madvise(base, size, MADV_HUGEPAGE) == 0
         let t0 = monotonicSeconds()
         var offset = 0
         while offset < size {
