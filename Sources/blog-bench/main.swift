@@ -771,7 +771,7 @@ func benchMemory(_ argv: [String]) {
         munmap(mapped, size + huge)
     }
     let perMB = { (seconds: Double) in 1000 * seconds / Double(megabytes) }
-    let reused = touch[1...].sorted()[0]
+    let reused = touch[1...].min()!
     say(String(format: "memory: %d MB, huge pages %@: first touch %.3f s (%.2f ms/MB), touched again after unmapping %.3f s (%.2f ms/MB); memset of mapped memory %.3f s (%.2f ms/MB)",
                megabytes, advised ? "asked for" : "not available", touch[0], perMB(touch[0]), reused, perMB(reused), fill, perMB(fill)))
     emit(.object([

@@ -281,10 +281,11 @@ def memory_cost(bench):
 
 
 def memory_note(machine):
+    """What `blog-bench memory` measured, as a phrase ("" when it did not run)."""
     m = machine.get("memory") or {}
     if "first_touch_ms_per_mb" not in m:
         return ""
-    return (f"; fresh memory {m['first_touch_ms_per_mb']:.2f} ms/MB on first touch, "
+    return (f"fresh memory {m['first_touch_ms_per_mb']:.2f} ms/MB on first touch, "
             f"{m['reused_touch_ms_per_mb']:.2f} ms/MB just after it was freed (`blog-bench memory`)")
 
 
@@ -368,7 +369,7 @@ def readable_table(results):
     # Per-phase timings.
     note = memory_note(results["machine"])
     if note:
-        out += "\n\nmachine" + note.replace("; fresh", ": fresh", 1)
+        out += "\n\nmachine: " + note
     out += "\n\nblog build phases (ms, median; full build / no-change rebuild with --force / full build into RAM):\n"
     for s in sizes:
         phases = s["blog"]["phases_s"]
@@ -416,9 +417,10 @@ def hugo_note(version):
 
 def markdown_table(results):
     m = results["machine"]
+    note = memory_note(m)
     lines = [f"Measured {results['date']} on {m['nproc']} cores ({m['cpu']}), `{results['command']}`, "
              f"median of {results['runs']} run{'s' if results['runs'] != 1 else ''}{fewer_runs_note(results)}; "
-             f"{hugo_note(results['hugo_version'])}{memory_note(m)}.", ""]
+             f"{hugo_note(results['hugo_version'])}{'; ' + note if note else ''}.", ""]
     lines.append("| posts | blog build | CPU | peak RSS | pages/s | into RAM | files alone (disk / RAM) | no-change rebuild | with --force | search index | Hugo build | Hugo / blog |")
     lines.append("|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
     for s in results["sizes"]:
