@@ -70,12 +70,20 @@ public struct BuildStamp: Sendable, Equatable {
 
     /// lstat(2) of every path (nil where it fails), on all cores when there are many: a folder of
     /// 10,000 posts, or the output of a build, is most of a no-change rebuild's time.
-    struct FileInfo {
+    struct FileInfo: Sendable {
         var size: Int64
         var seconds: Int64
         var nanoseconds: Int64
         var inode: Int64
         var mode: mode_t
+
+        init(_ info: stat) {
+            size = Int64(info.st_size)
+            seconds = Int64(info.st_mtim.tv_sec)
+            nanoseconds = Int64(info.st_mtim.tv_nsec)
+            inode = Int64(bitPattern: UInt64(info.st_ino))
+            mode = info.st_mode
+        }
     }
 
     /// `directory`: a folder's descriptor that relative `paths` start from (the kernel then walks
@@ -84,15 +92,25 @@ public struct BuildStamp: Sendable, Equatable {
         Parallel.map(paths.count, filling: nil) { index in
             var info = stat()
             guard fstatat(directory, paths[index], &info, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
-            return FileInfo(size: Int64(info.st_size), seconds: Int64(info.st_mtim.tv_sec), nanoseconds: Int64(info.st_mtim.tv_nsec),
-                            inode: Int64(bitPattern: UInt64(info.st_ino)), mode: info.st_mode)
+            return FileInfo(info)
         }
     }
 
-    /// The fingerprint of the files a build left in the output folder.
-    static func outputs(root: String, paths: [String]) -> String {
+    /// The fingerprint of the files a build left in the output folder. `known`: what the writer
+    /// learnt from the descriptors of the files it wrote (`fstat` before `close`; renaming a file
+    /// keeps its size, time and inode), so that only the others are looked up by path: 15,700
+    /// path walks fewer at the end of a 10,000-post build.
+    static func outputs(root: String, paths: [String], known: [String: FileInfo] = [:]) -> String {
         var hash = FNVStream()
-        let infos = OutputWriter.withFolder(root) { folder, prefix in lstatAll(paths.map { prefix + $0 }, relativeTo: folder) }
+        var infos = [FileInfo?](repeating: nil, count: paths.count)
+        var unknown: [Int] = []
+        for (index, path) in paths.enumerated() {
+            if let info = known[path] { infos[index] = info } else { unknown.append(index) }
+        }
+        if !unknown.isEmpty {
+            let looked = OutputWriter.withFolder(root) { folder, prefix in lstatAll(unknown.map { prefix + paths[$0] }, relativeTo: folder) }
+            for (index, info) in zip(unknown, looked) { infos[index] = info }
+        }
         for (path, info) in zip(paths, infos) {
             hash.add(path)
             hash.add(0)

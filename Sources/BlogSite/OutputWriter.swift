@@ -221,6 +221,8 @@ public struct OutputWriter {
         private var staged: [String] = []
         private var written = 0
         private var unchanged = 0
+        /// What `fstat` said of each file written (read and written on `queue`, then by `commit`).
+        private var writtenInfo: [String: BuildStamp.FileInfo] = [:]
         /// Set once `commit`, `abort` or `interrupt` has run (read and written under `phase`).
         private var finished = false
         /// Held by `commit`, `abort` and `interrupt`, so an interruption never meets a commit half way.
@@ -337,7 +339,8 @@ public struct OutputWriter {
                 }
             }
             if !fresh { staged += toWrite.map(\.path) }
-            try OutputWriter.writeAll(toWrite, root: root, suffix: suffix, location: location)
+            let infos = try OutputWriter.writeAll(toWrite, root: root, suffix: suffix, location: location)
+            for (file, info) in zip(toWrite, infos) where info != nil { writtenInfo[file.path] = info }
             written += toWrite.count
         }
 
@@ -362,7 +365,7 @@ public struct OutputWriter {
             if fresh {
                 let sorted = paths.sorted()
                 if stamp != nil {
-                    extra.append("# outputs \(BuildStamp.outputs(root: root, paths: sorted))")
+                    extra.append("# outputs \(BuildStamp.outputs(root: root, paths: sorted, known: writtenInfo))")
                 }
                 do {
                     try writer.writeManifest(sorted, root: root, location: location, extra: extra)
@@ -399,7 +402,7 @@ public struct OutputWriter {
             }
             let sorted = paths.sorted()
             if stamp != nil {
-                extra.append("# outputs \(BuildStamp.outputs(root: root, paths: sorted))")
+                extra.append("# outputs \(BuildStamp.outputs(root: root, paths: sorted, known: writtenInfo))")
             }
             try writer.writeManifest(sorted, root: root, location: location, extra: extra)
             if let marker { unlink(marker) }
@@ -494,19 +497,29 @@ public struct OutputWriter {
     }
 
     /// Writes files under `root` (each at its path + `suffix`) on all cores.
-    static func writeAll(_ files: [OutputFile], root: String, suffix: String, location: SourceLocation) throws {
+    /// Returns what `fstat` said of each file once written, for the build stamp (nil where it
+    /// could not tell).
+    @discardableResult
+    static func writeAll(_ files: [OutputFile], root: String, suffix: String, location: SourceLocation) throws -> [BuildStamp.FileInfo?] {
         var failure: String?
         let lock = Mutex()
-        withFolder(root) { folder, prefix in
-            DispatchQueue.concurrentPerform(iterations: files.count) { index in
-                let file = files[index]
-                if !OutputWriter.writeBytes(file.bytes, toPath: prefix + file.path + suffix, relativeTo: folder) {
-                    let reason = String(cString: strerror(errno))
-                    lock.withLock { failure = failure ?? "cannot write \(file.path): \(reason)" }
+        var infos = [BuildStamp.FileInfo?](repeating: nil, count: files.count)
+        infos.withUnsafeMutableBufferPointer { buffer in
+            let out = buffer
+            withFolder(root) { folder, prefix in
+                DispatchQueue.concurrentPerform(iterations: files.count) { index in
+                    let file = files[index]
+                    let result = OutputWriter.writeFile(file.bytes, toPath: prefix + file.path + suffix, relativeTo: folder)
+                    out[index] = result.info
+                    if !result.written {
+                        let reason = String(cString: strerror(errno))
+                        lock.withLock { failure = failure ?? "cannot write \(file.path): \(reason)" }
+                    }
                 }
             }
         }
         if let failure { throw Diagnostic.error(failure, at: location) }
+        return infos
     }
 
     /// A path relative to the output folder with no empty, `.` or `..` component and no NUL byte.
@@ -577,17 +590,29 @@ public struct OutputWriter {
     }
 
     static func writeBytes(_ bytes: [UInt8], toPath path: String, relativeTo directory: Int32 = AT_FDCWD) -> Bool {
+        writeFile(bytes, toPath: path, relativeTo: directory).written
+    }
+
+    /// Writes the file (`written` false on failure, with `errno` set) and returns what `fstat`
+    /// says of it after the last write: its size, time and inode, taken from the descriptor at
+    /// hand rather than by walking the path again later.
+    static func writeFile(_ bytes: [UInt8], toPath path: String, relativeTo directory: Int32 = AT_FDCWD) -> (written: Bool, info: BuildStamp.FileInfo?) {
         let fd = openat(directory, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return false }
+        guard fd >= 0 else { return (false, nil) }
         var offset = 0
         while offset < bytes.count {
             let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, bytes.count - offset) }
             if count <= 0 {
                 close(fd)
-                return false
+                return (false, nil)
             }
             offset += count
         }
-        return close(fd) == 0
+        var info = stat()
+        // fstat failing on a descriptor just written is not expected; the stamp then looks the
+        // file up by path.
+        let known = fstat(fd, &info) == 0
+        guard close(fd) == 0 else { return (false, nil) }
+        return (true, known ? BuildStamp.FileInfo(info) : nil)
     }
 }
