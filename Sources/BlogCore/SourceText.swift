@@ -31,30 +31,42 @@ public enum SourceText {
         if (info.st_mode & S_IFMT) == S_IFDIR { throw POSIXError(.EISDIR) }
         let size = max(Int(info.st_size), 0)
         var filled = 0
-        // Read the size fstat gave straight into the array; then read on until end of file
-        // (a file that grew, or one that reports no size).
-        var bytes = try [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
-            while filled < size {
-                let count = Glibc.read(fd, buffer.baseAddress! + filled, size - filled)
+        var atEnd = false
+        // Ask for one byte more than fstat gave, straight into the array: a read that stops at
+        // `size` was short, so the file ended there and no read just for end of file is needed
+        // (one syscall a file fewer, and no 4 KB buffer zeroed). A file that grew gives the extra
+        // byte and is read on to its end; one that shrank is read until a read returns 0.
+        var bytes = try [UInt8](unsafeUninitializedCapacity: size + 1) { buffer, initialized in
+            defer { initialized = filled }
+            while filled <= size {
+                let count = Glibc.read(fd, buffer.baseAddress! + filled, size + 1 - filled)
                 if count < 0 {
                     if errno == EINTR { continue }
-                    initialized = filled
                     throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
                 }
-                if count == 0 { break }
+                if count == 0 {
+                    atEnd = true
+                    break
+                }
                 filled += count
+                if filled == size {
+                    atEnd = true
+                    break
+                }
             }
-            initialized = filled
         }
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        if !atEnd {
+            try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4096) { chunk in
+                while true {
+                    let count = Glibc.read(fd, chunk.baseAddress!, chunk.count)
+                    if count < 0 {
+                        if errno == EINTR { continue }
+                        throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+                    }
+                    if count == 0 { break }
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[..<count]))
+                }
             }
-            if count == 0 { break }
-            bytes.append(contentsOf: chunk[..<count])
         }
         return bytes
     }
