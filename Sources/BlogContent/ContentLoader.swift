@@ -120,10 +120,10 @@ public struct ContentLoader {
     func loadFile(_ path: String, root: String, renderer: MarkdownRenderer, diagnostics: inout [Diagnostic]) -> Loaded {
         // The file stays bytes: the front matter is cut from them and the body rendered from them.
         let text: [UInt8]
-        let document: (yaml: String?, yamlFirstLine: Int, bodyOffset: Int, bodyFirstLine: Int)
+        let document: (yaml: Range<Int>?, yamlFirstLine: Int, bodyOffset: Int, bodyFirstLine: Int)
         do {
             text = try SourceText.readUTF8(path: root + path, displayPath: path)
-            document = try text.withUnsafeBufferPointer { try SplitDocument.splitHead(utf8: $0, path: path) }
+            document = try text.withUnsafeBufferPointer { try SplitDocument.splitRanges(utf8: $0, path: path) }
         } catch let diagnostic as Diagnostic {
             diagnostics.append(diagnostic)
             return .failed
@@ -138,7 +138,11 @@ public struct ContentLoader {
             return .failed
         }
         let before = diagnostics.count
-        let front = FrontMatter.parse(yaml, firstLine: document.yamlFirstLine, path: path, zone: config.timezone, diagnostics: &diagnostics)
+        // Parsed from the file's bytes (a String of it was made, then copied again for libyaml).
+        let front = text.withUnsafeBufferPointer {
+            FrontMatter.parse(utf8: UnsafeBufferPointer(rebasing: $0[yaml]), firstLine: document.yamlFirstLine, path: path,
+                              zone: config.timezone, diagnostics: &diagnostics)
+        }
         if diagnostics[before...].contains(where: { $0.severity == .error }) { return .failed }
         guard let title = front.title, !title.isBlank else {
             diagnostics.append(.error("missing 'title' in the front matter", at: SourceLocation(file: path, line: front.keyLines["title"] ?? 1, column: 1)))
@@ -156,7 +160,7 @@ public struct ContentLoader {
             return .post(Post(sourcePath: path, title: title, date: date.inZone(config.timezone),
                               updated: front.updated?.inZone(config.timezone), tags: front.tags, draft: front.draft,
                               slug: slug, description: front.description, id: front.id ?? slug, content: rendered,
-                              bodyFirstLine: document.bodyFirstLine, keyLines: front.keyLines))
+                              bodyFirstLine: document.bodyFirstLine, keyLines: front.keyLines, tagKeys: front.tagKeys))
         }
         var pagePath = String(path.dropFirst("content/".count))
         pagePath = String(pagePath[..<(pagePath.lastIndex(of: ".") ?? pagePath.endIndex)])

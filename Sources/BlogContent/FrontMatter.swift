@@ -34,6 +34,14 @@ public struct SplitDocument: Sendable {
 
     /// `splitHead(_:path:)` of a file's bytes, which must be valid UTF-8 (`SourceText.readUTF8`).
     public static func splitHead(utf8 bytes: UnsafeBufferPointer<UInt8>, path: String) throws -> (yaml: String?, yamlFirstLine: Int, bodyOffset: Int, bodyFirstLine: Int) {
+        let head = try splitRanges(utf8: bytes, path: path)
+        let yaml = head.yaml.map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
+        return (yaml: yaml, yamlFirstLine: head.yamlFirstLine, bodyOffset: head.bodyOffset, bodyFirstLine: head.bodyFirstLine)
+    }
+
+    /// `splitHead(utf8:path:)` with the YAML as a range of `bytes` (the loader parses it from there,
+    /// no String made).
+    public static func splitRanges(utf8 bytes: UnsafeBufferPointer<UInt8>, path: String) throws -> (yaml: Range<Int>?, yamlFirstLine: Int, bodyOffset: Int, bodyFirstLine: Int) {
         // The text is valid UTF-8 and the fences are whole ASCII lines, so the parts are cut at
         // UTF-8 offsets without decoding or validating again.
         let cut: (yaml: Range<Int>, body: Int, bodyLine: Int)? = try {
@@ -77,8 +85,7 @@ public struct SplitDocument: Sendable {
         guard let cut else {
             return (yaml: nil, yamlFirstLine: 1, bodyOffset: 0, bodyFirstLine: 1)
         }
-        let yaml = String(decoding: UnsafeBufferPointer(rebasing: bytes[cut.yaml]), as: UTF8.self)
-        return (yaml: yaml, yamlFirstLine: 2, bodyOffset: cut.body, bodyFirstLine: cut.bodyLine)
+        return (yaml: cut.yaml, yamlFirstLine: 2, bodyOffset: cut.body, bodyFirstLine: cut.bodyLine)
     }
 }
 
@@ -94,6 +101,8 @@ public struct FrontMatter: Sendable {
     public var id: String?
     /// Line of each key, for error messages later in the pipeline.
     public var keyLines: [String: Int] = [:]
+    /// `Tag.key` of each tag, in the same order.
+    public var tagKeys: [String] = []
 
     static let knownKeys: Set<String> = [
         "title", "date", "created_at", "updated", "updated_at", "tags", "draft", "private", "slug", "description", "id",
@@ -104,13 +113,20 @@ public struct FrontMatter: Sendable {
     /// Parses and checks the front matter of one file. Problems are collected into `diagnostics`.
     public static func parse(_ yaml: String, firstLine: Int, path: String, zone: TimeZone,
                              diagnostics: inout [Diagnostic]) -> FrontMatter {
+        var yaml = yaml
+        return yaml.withUTF8 { parse(utf8: $0, firstLine: firstLine, path: path, zone: zone, diagnostics: &diagnostics) }
+    }
+
+    /// `parse(_:firstLine:path:zone:diagnostics:)` of the front matter's UTF-8 bytes.
+    public static func parse(utf8 yaml: UnsafeBufferPointer<UInt8>, firstLine: Int, path: String, zone: TimeZone,
+                             diagnostics: inout [Diagnostic]) -> FrontMatter {
         var result = FrontMatter()
         func at(_ value: YAMLValue) -> SourceLocation {
             SourceLocation(file: path, line: value.line + firstLine - 1, column: value.column)
         }
         let root: YAMLValue
         do {
-            root = try YAML.parse(yaml)
+            root = try YAML.parse(utf8: yaml)
         } catch let error as YAMLError {
             diagnostics.append(.error("invalid front matter: \(error.message)",
                                       at: SourceLocation(file: path, line: error.line + firstLine - 1, column: error.column)))
@@ -179,7 +195,7 @@ public struct FrontMatter: Sendable {
                 }
             case "description": result.description = text(value, key)
             case "id": result.id = text(value, key).flatMap { $0.isEmpty ? nil : $0 }
-            case "tags": result.tags = tags(value, at: at, diagnostics: &diagnostics)
+            case "tags": (result.tags, result.tagKeys) = tags(value, at: at, diagnostics: &diagnostics)
             default:
                 if !knownKeys.contains(key) {
                     diagnostics.append(.warning("unknown front matter key '\(key)' (ignored)", at: at(pair.key)))
@@ -193,9 +209,9 @@ public struct FrontMatter: Sendable {
     }
 
     /// `tags` as a YAML list, or a string separated by spaces or commas. Qiita's `{name, versions}` items too.
-    static func tags(_ value: YAMLValue, at: (YAMLValue) -> SourceLocation, diagnostics: inout [Diagnostic]) -> [String] {
+    static func tags(_ value: YAMLValue, at: (YAMLValue) -> SourceLocation, diagnostics: inout [Diagnostic]) -> (names: [String], keys: [String]) {
         var names: [String] = []
-        if value.isNull { return [] }
+        if value.isNull { return ([], []) }
         if let scalar = value.scalar {
             names = scalar.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "　" || $0 == "\t" }).map(String.init)
         } else if let items = value.sequence {
@@ -217,7 +233,14 @@ public struct FrontMatter: Sendable {
         // with the keys so far costs less than hashing each into a Set (which long lists still use).
         if names.count > 16 {
             var seen = Set<String>()
-            return names.filter { seen.insert(Tag.key(for: $0)).inserted }
+            var keys: [String] = []
+            let kept = names.filter { name in
+                let key = Tag.key(for: name)
+                guard seen.insert(key).inserted else { return false }
+                keys.append(key)
+                return true
+            }
+            return (kept, keys)
         }
         var keys: [String] = []
         keys.reserveCapacity(names.count)
@@ -230,6 +253,6 @@ public struct FrontMatter: Sendable {
                 kept.append(name)
             }
         }
-        return kept
+        return (kept, keys)
     }
 }

@@ -3,7 +3,9 @@ import CYaml
 
 /// A YAML node with the place it starts in the source (1-based line and column).
 public struct YAMLValue: Sendable, Equatable {
-    public indirect enum Kind: Sendable, Equatable {
+    /// Not `indirect`: the collections' arrays already box their elements, and a boxed kind
+    /// cost a heap object per node (front matter is parsed for every post).
+    public enum Kind: Sendable, Equatable {
         /// A scalar and whether it was quoted (a quoted scalar is always a string).
         case scalar(String, quoted: Bool)
         case sequence([YAMLValue])
@@ -104,22 +106,24 @@ public enum YAML {
     /// Parses a single YAML document. An empty document gives an empty mapping.
     /// Aliases are resolved; anchors are scoped to the document.
     public static func parse(_ text: String) throws -> YAMLValue {
+        var text = text
+        return try text.withUTF8 { try parse(utf8: $0) }
+    }
+
+    /// `parse(_:)` of UTF-8 bytes (a file's front matter, cut from its bytes without making a String).
+    public static func parse(utf8 buffer: UnsafeBufferPointer<UInt8>) throws -> YAMLValue {
         var parser = yaml_parser_t()
         guard yaml_parser_initialize(&parser) == 1 else {
             throw YAMLError(message: "could not initialise the YAML parser", line: 1, column: 1)
         }
         defer { yaml_parser_delete(&parser) }
-        let bytes = Array(text.utf8)
-        return try bytes.withUnsafeBufferPointer { buffer -> YAMLValue in
-            // libyaml reads from the pointer during parsing only; the buffer lives for this closure.
-            let empty: [UInt8] = [0]
-            return try empty.withUnsafeBufferPointer { fallback -> YAMLValue in
-                let base = buffer.baseAddress ?? fallback.baseAddress!
-                yaml_parser_set_input_string(&parser, base, buffer.count)
-                yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING)
-                var reader = EventReader(parser: &parser)
-                return try reader.document()
-            }
+        // libyaml reads from the pointer during parsing only; the buffer outlives this call.
+        var empty: UInt8 = 0
+        return try withUnsafePointer(to: &empty) { fallback -> YAMLValue in
+            yaml_parser_set_input_string(&parser, buffer.baseAddress ?? fallback, buffer.count)
+            yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING)
+            var reader = EventReader(parser: &parser)
+            return try reader.document()
         }
     }
 }
