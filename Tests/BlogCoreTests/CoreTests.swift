@@ -112,6 +112,41 @@ final class CoreTests: XCTestCase {
         }
     }
 
+    /// Runs of three-byte characters (checked five a load) with the leads that need a range
+    /// check (E0, ED), and other lengths, at every place of such a run.
+    func testValidationInLongRunsOfThreeByteCharacters() {
+        let texts = [(0..<30).map { k in k % 7 == 3 ? "\u{800}" : k % 11 == 5 ? "\u{D7FF}" : k % 13 == 8 ? "\u{E000}" : "か" }.joined(),
+                     "x" + String(repeating: "漢字。", count: 12), "日本語日本語日本語é日本語日本語🍣日本語日本語a日本語日本語日本語日本語"]
+        let bad: [[UInt8]] = [[0x80], [0xC2], [0xE0, 0x80, 0x80], [0xE0, 0x9F, 0xBF], [0xED, 0xA0, 0x80], [0xE3, 0x81], [0xE3, 0x41, 0x81],
+                              [0xE3, 0x81, 0xC0], [0xF0, 0x9F, 0x8D], [0xFF]]
+        for text in texts {
+            let valid = Array(text.utf8)
+            XCTAssertNil(SourceText.firstInvalidUTF8(valid[...]), text)
+            for cut in 0...valid.count {
+                let prefix = Array(valid[..<cut])
+                XCTAssertEqual(SourceText.firstInvalidUTF8(prefix[...]), referenceFirstInvalid(prefix), "\(text) cut at \(cut)")
+            }
+            for sequence in bad {
+                for position in 0...valid.count {
+                    var bytes = valid
+                    bytes.insert(contentsOf: sequence, at: position)
+                    XCTAssertEqual(SourceText.firstInvalidUTF8(bytes[...]), referenceFirstInvalid(bytes), "\(sequence) at \(position) of \(text)")
+                    var overwritten = valid
+                    for (k, byte) in sequence.enumerated() where position + k < overwritten.count { overwritten[position + k] = byte }
+                    XCTAssertEqual(SourceText.firstInvalidUTF8(overwritten[...]), referenceFirstInvalid(overwritten), "\(sequence) over \(position) of \(text)")
+                }
+            }
+        }
+    }
+
+    /// A file whose size fstat does not give (procfs reports 0) is read to its end all the same.
+    func testReadBytesOfAFileWithoutASize() throws {
+        let bytes = try SourceText.readBytes("/proc/version")
+        XCTAssertFalse(bytes.isEmpty)
+        XCTAssertEqual(bytes, Array(try Data(contentsOf: URL(fileURLWithPath: "/proc/version"))))
+        XCTAssertThrowsError(try SourceText.readBytes("/proc"))
+    }
+
     func testInvalidUTF8LineAndColumnAfterJapanese() {
         let bytes = Array("---\ntitle: 日本語\n---\n漢字かなabc".utf8) + [0xE3, 0x81] + Array("です".utf8)
         XCTAssertThrowsError(try SourceText.decode(bytes, displayPath: "p.md")) { error in
