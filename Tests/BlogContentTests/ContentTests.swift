@@ -267,6 +267,45 @@ final class TextMeasureTests: XCTestCase {
         }
     }
 
+    /// Long runs of kana and kanji (counted five characters a load) broken at every place, at
+    /// every alignment and at the end of the text, at the rounding edge: one character counted
+    /// more or less changes the result. The separators are no words; U+3100, U+3190 and U+3400
+    /// start with E3 like kana but are not kana (U+3400 is counted, as a kanji).
+    func testLongRunsOfKanaAndKanjiAtTheRoundingEdge() {
+        var generator = SystemRandomNumberGenerator()
+        let japanese = ["あ", "ん", "ア", "ヶ", "ー", "漢", "一", "龥", "ゔ", "ヺ", "㐀"]
+        let between = ["", "。", "、", " ", "「", "」", "\n", "-", "!?", "\u{3000}", "\u{3100}", "\u{3190}", "🍣"]
+        for _ in 0..<300 {
+            for (count, minutes) in [(750, 2), (749, 1)] {
+                var text = String(repeating: " ", count: Int.random(in: 0...16, using: &generator))
+                var placed = 0
+                while placed < count {
+                    let run = min(Int.random(in: 1...40, using: &generator), count - placed)
+                    for _ in 0..<run { text += japanese.randomElement(using: &generator)! }
+                    placed += run
+                    if placed < count || Bool.random(using: &generator) { text += between.randomElement(using: &generator)! }
+                }
+                XCTAssertEqual(Post.readingMinutes(text), minutes, text)
+                XCTAssertEqual(Post.readingMinutes(text), Self.referenceMinutes(text), text)
+            }
+        }
+    }
+
+    /// Tag keys of ASCII, kana and kanji are made without Foundation; they must be what NFKC
+    /// and lowercasing give, also next to a combining mark (which NFKC composes with kana).
+    func testPlainTagKeysMatchNFKC() {
+        var scalars = Array(0x3000...0x30FF) + Array(stride(from: 0x3400, through: 0xA000, by: 5)) + Array(0x4DF0...0x4E10) + Array(0x9FF0...0xA010)
+        scalars += Array(0x20...0x7E) + [0xC0, 0xE9, 0x130, 0x212A, 0xFF21, 0xFF41, 0xFF71, 0xF900, 0x2F800, 0x1F600]
+        for v in scalars {
+            guard let scalar = Unicode.Scalar(v) else { continue }
+            for name in ["Ab" + String(scalar) + "c", String(scalar), String(scalar) + "\u{3099}", "swift" + String(scalar), String(scalar) + "Ｓ"] {
+                XCTAssertEqual(Tag.key(for: name), name.precomposedStringWithCompatibilityMapping.lowercased(), "U+\(String(v, radix: 16)) in \(name)")
+            }
+        }
+        XCTAssertEqual(Tag.key(for: ""), "")
+        XCTAssertEqual(Tag.key(for: "SwiftUI入門"), "swiftui入門")
+    }
+
     func testExcerptCutsAndFoldsLikeTheDefinition() {
         var generator = SystemRandomNumberGenerator()
         let pieces = ["a", "word ", "  ", "\n\n", "\t", "\r\n", "\u{3000}", "日本語", "かな", "。", "é", "e\u{301}", "か\u{3099}", "😀", "𠮷", "\u{2028}", "\u{85}"]
