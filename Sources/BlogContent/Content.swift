@@ -251,6 +251,31 @@ public struct Post: Sendable {
         var lastWasSpace = true
         var i = 0
         while i < n {
+            // Kanji, kana (not the combining (han)dakuten U+3099 and U+309A, E3 82 99 and 9A) and
+            // ASCII other than white space: no space and no mark, so copied as they are.
+            let b = p[i]
+            let plain: Int
+            if b &- 0xE4 < 6 || (b == 0xE3 && p[i &+ 1] &- 0x81 < 3 && !(p[i &+ 1] == 0x82 && p[i &+ 2] &- 0x99 < 2)) {
+                plain = 3
+            } else if b &- 0x21 < 0x5F {
+                plain = 1
+            } else {
+                plain = 0
+            }
+            if plain != 0 {
+                if count >= limit { return finishExcerpt(out, length, ellipsis: true) }
+                guard length &+ plain <= room else { return nil }
+                out[length] = b
+                if plain == 3 {
+                    out[length &+ 1] = p[i &+ 1]
+                    out[length &+ 2] = p[i &+ 2]
+                }
+                length &+= plain
+                count &+= 1
+                lastWasSpace = false
+                i &+= plain
+                continue
+            }
             let (scalar, size) = ScalarTable.decode(bytes, i)
             if scalar == 0x20 || scalar == 0x0A || scalar == 0x09 || scalar == 0x0D || (scalar > 0x7F && ScalarTable.isWhitespace(scalar)) {
                 if !lastWasSpace {

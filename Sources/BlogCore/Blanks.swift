@@ -6,6 +6,9 @@
 extension String {
     /// The string without leading and trailing blanks (itself when it has none).
     public var trimmingBlanks: String {
+        // An ASCII byte other than space and tab is no blank: most text ends in one at both ends,
+        // which answers without walking scalars.
+        if let first = utf8.first, let last = utf8.last, first &- 0x21 < 0x5F, last &- 0x21 < 0x5F { return self }
         let scalars = unicodeScalars
         guard let first = scalars.first, let last = scalars.last else { return self }
         if !first.isBlank && !last.isBlank { return self }
@@ -22,6 +25,8 @@ extension Unicode.Scalar {
     /// Tab, a Unicode space separator (Zs) or U+200B.
     @inline(__always) public var isBlank: Bool {
         if value < 0x80 { return value == 0x20 || value == 0x09 }
+        // The last space separator is U+3000; kana and kanji (most titles) need no property lookup.
+        if value > 0x3000 { return false }
         return value == 0x200B || properties.generalCategory == .spaceSeparator
     }
 }

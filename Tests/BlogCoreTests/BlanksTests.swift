@@ -33,8 +33,12 @@ final class BlanksTests: XCTestCase {
             guard let scalar = Unicode.Scalar(value) else { continue }
             let s = "a" + String(Character(scalar)) + "b"
             let lone = String(Character(scalar))
+            // At either end too (text with an ASCII non-blank at both ends is answered at once).
+            let leading = String(Character(scalar)) + "b", trailing = "a" + String(Character(scalar))
             if scalar.isBlank != lone.trimmingCharacters(in: .whitespaces).isEmpty
-                || s.trimmingBlanks != s.trimmingCharacters(in: .whitespaces) {
+                || s.trimmingBlanks != s.trimmingCharacters(in: .whitespaces)
+                || leading.trimmingBlanks != leading.trimmingCharacters(in: .whitespaces)
+                || trailing.trimmingBlanks != trailing.trimmingCharacters(in: .whitespaces) {
                 differing.append(String(value, radix: 16))
             }
         }
