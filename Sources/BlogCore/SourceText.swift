@@ -151,30 +151,31 @@ public enum SourceText {
         let patternMask = threeByteMask, pattern = threeBytePattern
         let e0 = SIMD16<UInt8>(repeating: 0xE0), ed = SIMD16<UInt8>(repeating: 0xED)
         var i = 0
+        // Offsets are below `n`, so the sums here cannot overflow (wrapping operators: no checks).
         while i < n {
-            if i + 8 <= n {
+            if i &+ 8 <= n {
                 let high = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080
                 if high == 0 {
-                    i += 8
+                    i &+= 8
                     continue
                 }
-                i += high.trailingZeroBitCount &>> 3
+                i &+= high.trailingZeroBitCount &>> 3
                 // Runs of kana and kanji (and their punctuation) five characters a load, while
                 // every lead allows any continuation bytes (not E0, not ED; a continuation byte is
                 // neither). A load that stops early still passes the characters before its first
                 // bad byte; the checks below take it from there.
-                while i + 16 <= n {
+                while i &+ 16 <= n {
                     let v = raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
                     let good = ((v & patternMask) .== pattern) .& (v .!= e0) .& (v .!= ed)
                     // The lanes as two words, 0xFF where a byte passes (byte 15 always counts as passing).
                     let lanes = unsafeBitCast(good, to: (UInt64, UInt64).self)
-                    let bad = (~lanes.0, ~lanes.1 & 0x00FF_FFFF_FFFF_FFFF)
-                    if bad.0 | bad.1 == 0 {
-                        i += 15
+                    let high = lanes.1 | 0xFF00_0000_0000_0000
+                    if lanes.0 & high == UInt64.max {
+                        i &+= 15
                         continue
                     }
-                    let firstBad = bad.0 != 0 ? bad.0.trailingZeroBitCount &>> 3 : 8 + bad.1.trailingZeroBitCount &>> 3
-                    i += firstBad / 3 * 3
+                    let firstBad = lanes.0 != UInt64.max ? (~lanes.0).trailingZeroBitCount &>> 3 : 8 &+ (~high).trailingZeroBitCount &>> 3
+                    i &+= firstBad / 3 &* 3
                     break
                 }
                 // Two three-byte characters a load: bytes 0 and 3 are 1110xxxx, the others 10xxxxxx.
