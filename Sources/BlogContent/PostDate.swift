@@ -29,7 +29,35 @@ public struct PostDate: Sendable, Hashable, Comparable {
     /// ISO 8601 with offset: `2020-02-06T10:00:00+09:00`.
     public var iso8601: String {
         let c = civil
-        // Written digit by digit into a small buffer: this runs several times per post per build.
+        let absolute = abs(offsetSeconds)
+        guard c.year >= 0 && c.year <= 9999 && absolute < 360_000 else { return iso8601Padded(c) }
+        // Fixed-width fields written straight into the String's storage: this runs several times
+        // per post per build (an array of digits and a String made from it cost ~2,000 instructions).
+        return String(unsafeUninitializedCapacity: 25) { out in
+            @inline(__always) func two(_ value: Int, at index: Int) {
+                out[index] = 0x30 &+ UInt8(truncatingIfNeeded: value / 10)
+                out[index &+ 1] = 0x30 &+ UInt8(truncatingIfNeeded: value % 10)
+            }
+            two(c.year / 100, at: 0); two(c.year % 100, at: 2); out[4] = UInt8(ascii: "-")
+            two(c.month, at: 5); out[7] = UInt8(ascii: "-")
+            two(c.day, at: 8); out[10] = UInt8(ascii: "T")
+            two(c.hour, at: 11); out[13] = UInt8(ascii: ":")
+            two(c.minute, at: 14); out[16] = UInt8(ascii: ":")
+            two(c.second, at: 17)
+            if offsetSeconds == 0 {
+                out[19] = UInt8(ascii: "Z")
+                return 20
+            }
+            out[19] = UInt8(ascii: offsetSeconds < 0 ? "-" : "+")
+            two(absolute / 3600, at: 20); out[22] = UInt8(ascii: ":")
+            two((absolute % 3600) / 60, at: 23)
+            return 25
+        }
+    }
+
+    /// `iso8601` for years outside 0–9999 and offsets of 100 hours or more: each field padded
+    /// to its width, longer when it does not fit.
+    private func iso8601Padded(_ c: CivilDateTime) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(32)
         func digits(_ value: Int, _ width: Int) {

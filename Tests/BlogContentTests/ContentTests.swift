@@ -368,8 +368,9 @@ final class ISODateFormatTests: XCTestCase {
         }
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<5000 {
-            let seconds = Int64.random(in: -62_000_000_000...250_000_000_000, using: &generator)
-            let offset = [0, 32_400, -12_600, 19_800, -36_000, 50_400, 60].randomElement(using: &generator)!
+            // Years from before 0 to past 9999 (written by another path), offsets of 100 hours too.
+            let seconds = Int64.random(in: -64_000_000_000...320_000_000_000, using: &generator)
+            let offset = [0, 32_400, -12_600, 19_800, -36_000, 50_400, 60, -59, 360_000].randomElement(using: &generator)!
             let date = PostDate(epochSeconds: seconds, offsetSeconds: offset)
             let c = date.civil
             let zone = offset == 0 ? "Z" : "\(offset < 0 ? "-" : "+")\(pad(abs(offset) / 3600)):\(pad((abs(offset) % 3600) / 60))"
