@@ -50,7 +50,25 @@ public struct JSONWriter {
             let n = bytes.count
             var runStart = 0
             var i = 0
+            let space = SIMD16<UInt8>(repeating: 0x20), quote = SIMD16<UInt8>(repeating: 0x22)
+            let backslash = SIMD16<UInt8>(repeating: 0x5C), ampersand = SIMD16<UInt8>(repeating: 0x26)
+            let two = SIMD16<UInt8>(repeating: 2), greater = SIMD16<UInt8>(repeating: 0x3E)
             while i < n {
+                // Sixteen bytes at a time up to the next byte that needs an escape (vector compares,
+                // exact: `(v | 2) == >` is `<` or `>`; the lanes read as two words).
+                if let raw = UnsafeRawPointer(bytes.baseAddress) {
+                    while i &+ 16 <= n {
+                        let v = raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+                        let special = (v .< space) .| (v .== quote) .| (v .== backslash) .| (v .== ampersand) .| ((v | two) .== greater)
+                        let lanes = unsafeBitCast(special, to: (UInt64, UInt64).self)
+                        if lanes.0 | lanes.1 != 0 {
+                            i &+= lanes.0 != 0 ? lanes.0.trailingZeroBitCount &>> 3 : 8 &+ lanes.1.trailingZeroBitCount &>> 3
+                            break
+                        }
+                        i &+= 16
+                    }
+                    if i >= n { break }
+                }
                 let byte = bytes[i]
                 if byte >= 0x20 && byte != 0x22 && byte != 0x5C && byte != 0x3C && byte != 0x3E && byte != 0x26 {
                     i += 1

@@ -21,6 +21,15 @@ final class CoreTests: XCTestCase {
     func testPercentEncoding() {
         XCTAssertEqual(Slug.percentEncodePath("tags/日本語/"), "tags/%E6%97%A5%E6%9C%AC%E8%AA%9E/")
         XCTAssertEqual(Slug.percentEncodePath("c++ #x"), "c%2B%2B%20%23x")
+        // Every ASCII character, alone and inside a safe path, against the definition.
+        let safe = Set(Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/".utf8))
+        for value in 0..<0x80 {
+            let text = String(UnicodeScalar(UInt8(value)))
+            let encoded = safe.contains(UInt8(value)) ? text : String(format: "%%%02X", value)
+            XCTAssertEqual(Slug.percentEncodePath(text), encoded, "\(value)")
+            XCTAssertEqual(Slug.percentEncodePath("posts/a" + text + "b/"), "posts/a" + encoded + "b/", "\(value)")
+        }
+        XCTAssertEqual(Slug.percentEncodePath("é"), "%C3%A9")
     }
 
     func testEscapeHTML() {

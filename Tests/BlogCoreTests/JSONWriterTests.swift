@@ -24,10 +24,12 @@ final class JSONWriterTests: XCTestCase {
         var out: [UInt8] = []
         JSONWriter.appendQuoted("a\"b\\c\n</script>&\u{1}日本", to: &out)
         XCTAssertEqual(String(decoding: out, as: UTF8.self), "\"a\\\"b\\\\c\\n\\u003c/script\\u003e\\u0026\\u0001日本\"")
-        let pieces = ["", "a", "日本語", "👍", "\"", "\\", "\n", "\r", "\t", "<", ">", "&", "\u{0}", "\u{1F}", "\u{7F}", "/", "'"]
+        // Long plain runs too (copied sixteen bytes at a time), and the neighbours of `<` and `>`.
+        let pieces = ["", "a", "日本語", "👍", "\"", "\\", "\n", "\r", "\t", "<", ">", "&", "\u{0}", "\u{1F}", "\u{7F}", "/", "'",
+                      "abcdefghijklmnop", "漢字かなカナ", "=", "?", ";", "%", "\u{80}", " "]
         var generator = SystemRandomNumberGenerator()
-        for _ in 0..<2_000 {
-            let text = (0..<Int.random(in: 0...8, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+        for _ in 0..<4_000 {
+            let text = (0..<Int.random(in: 0...40, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
             var quoted: [UInt8] = []
             JSONWriter.appendQuoted(text, to: &quoted)
             XCTAssertEqual(quoted, reference(text), text)
