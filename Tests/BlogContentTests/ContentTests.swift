@@ -376,6 +376,7 @@ final class ISODateFormatTests: XCTestCase {
             let zone = offset == 0 ? "Z" : "\(offset < 0 ? "-" : "+")\(pad(abs(offset) / 3600)):\(pad((abs(offset) % 3600) / 60))"
             let expected = "\(pad(c.year, 4))-\(pad(c.month))-\(pad(c.day))T\(pad(c.hour)):\(pad(c.minute)):\(pad(c.second))\(zone)"
             XCTAssertEqual(date.iso8601, expected)
+            XCTAssertEqual(date.display(language: "ja"), "\(c.year)年\(c.month)月\(c.day)日")
         }
     }
 }
