@@ -391,24 +391,26 @@ public struct Post: Sendable {
                     continue
                 }
                 if b < 0x80 {
-                    if i + 8 <= n {
+                    if i &+ 8 <= n {
+                        // Up to eight ASCII bytes at once: all eight, or those before the first byte
+                        // that is not ASCII (byte 0 is). The top bit of each byte says whether it is a
+                        // word byte, [0-9] or [A-Za-z]: an ASCII byte plus these constants carries into
+                        // no neighbour, and a carry out of a later byte reaches only later ones, which
+                        // are masked off. A word starts at a word byte after a byte that is not.
                         let w = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                        if w & 0x8080_8080_8080_8080 == 0 {
-                            // Eight ASCII bytes: the top bit of each byte says whether it is a word byte,
-                            // [0-9] or [A-Za-z] (each byte is below 0x80, so the additions carry into no
-                            // neighbour); a word starts at a word byte after a byte that is not.
-                            let high: UInt64 = 0x8080_8080_8080_8080
-                            let digit = (w &+ 0x5050_5050_5050_5050) & ~(w &+ 0x4646_4646_4646_4646)
-                            let folded = w | 0x2020_2020_2020_2020
-                            let letter = (folded &+ 0x1F1F_1F1F_1F1F_1F1F) & ~(folded &+ 0x0505_0505_0505_0505)
-                            let word = (digit | letter) & high
-                            let starts = word & ~(word &<< 8 | UInt64(inWord) &<< 7)
-                            // At most one bit a byte: a multiply sums the bytes (no POPCNT on baseline x86-64).
-                            words &+= Int(truncatingIfNeeded: ((starts &>> 7) &* 0x0101_0101_0101_0101) &>> 56)
-                            inWord = Int(word &>> 63)
-                            i &+= 8
-                            continue
-                        }
+                        let nonASCII = w & 0x8080_8080_8080_8080
+                        let ascii = nonASCII == 0 ? 8 : nonASCII.trailingZeroBitCount &>> 3
+                        let kept: UInt64 = nonASCII == 0 ? UInt64.max : (1 &<< UInt64(ascii &* 8)) &- 1
+                        let digit = (w &+ 0x5050_5050_5050_5050) & ~(w &+ 0x4646_4646_4646_4646)
+                        let folded = w | 0x2020_2020_2020_2020
+                        let letter = (folded &+ 0x1F1F_1F1F_1F1F_1F1F) & ~(folded &+ 0x0505_0505_0505_0505)
+                        let word = (digit | letter) & 0x8080_8080_8080_8080 & kept
+                        let starts = word & ~(word &<< 8 | UInt64(inWord) &<< 7)
+                        // At most one bit a byte: a multiply sums the bytes (no POPCNT on baseline x86-64).
+                        words &+= Int(truncatingIfNeeded: ((starts &>> 7) &* 0x0101_0101_0101_0101) &>> 56)
+                        inWord = Int(truncatingIfNeeded: (word &>> UInt64(ascii &* 8 &- 1)) & 1)
+                        i &+= ascii
+                        continue
                     }
                     let isWordByte = Int(truncatingIfNeeded: (b < 0x40 ? asciiWordLow : asciiWordHigh) &>> UInt64(b & 0x3F)) & 1
                     words &+= isWordByte & (inWord ^ 1)
