@@ -141,7 +141,7 @@ public struct FrontMatter: Sendable {
             return result
         }
         // One allocation for the key lines instead of regrowing the dictionary for the 3rd, 5th... key.
-        result.keyLines.reserveCapacity(pairs.count)
+        result.keyLines = Dictionary(minimumCapacity: pairs.count)
         var createdAt: PostDate?
         var updatedAt: PostDate?
         var isPrivate = false
