@@ -102,13 +102,15 @@ public struct MarkdownRenderer: Sendable {
     /// ASCII byte): a file's body is rendered from the file's text without copying it out first.
     public func render(validUTF8 markdown: UnsafeBufferPointer<UInt8>) -> RenderedMarkdown {
         assert(String(validating: markdown, as: UTF8.self) != nil, "render(validUTF8:) was given invalid UTF-8")
-        var source = Array(markdown)
-        var prepass: Prepass?
-        if options.qiitaExtensions {
-            let p = Prepass.run(source)
-            source = p.bytes
-            prepass = p
-        }
+        // The text is parsed where it is (no copy) unless the pre-pass had to change it.
+        guard options.qiitaExtensions else { return render(source: markdown, prepass: nil) }
+        let prepass = Prepass.run(markdown)
+        guard let changed = prepass.bytes else { return render(source: markdown, prepass: prepass) }
+        return changed.withUnsafeBufferPointer { render(source: $0, prepass: prepass) }
+    }
+
+    /// Parses `source` (the text after the pre-pass) and writes the results.
+    private func render(source: UnsafeBufferPointer<UInt8>, prepass: Prepass?) -> RenderedMarkdown {
         // The bytes come from a Swift String (always valid UTF-8) and the pre-pass only inserts whole
         // UTF-8 sequences, so cmark's own UTF-8 validation (a sizeable share of its parse time) is skipped.
         let parseFlags = CMARK_OPT_DEFAULT
@@ -116,7 +118,7 @@ public struct MarkdownRenderer: Sendable {
         // results below are copied out (the tree is not freed node by node).
         let inArena = CmarkArena.begin()
         defer { CmarkArena.end() }
-        guard let doc = source.withUnsafeBufferPointer({ parseDocument($0, options: parseFlags) }) else { return RenderedMarkdown(html: "") }
+        guard let doc = parseDocument(source, options: parseFlags) else { return RenderedMarkdown(html: "") }
         defer { if !inArena { cmark_node_free(doc) } }
 
         let transformer = Transformer(options: options, parseFlags: parseFlags, source: source, prepass: prepass)

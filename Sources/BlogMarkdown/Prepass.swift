@@ -29,25 +29,36 @@ let mathMarker: [UInt8] = [0xEE, 0x80, 0x82] // U+E002
 let displayMathMarker: [UInt8] = [0xEE, 0x80, 0x83] // U+E003
 
 struct Prepass {
-    var bytes: [UInt8] = []
+    /// The text cmark parses, or nil when it is the original text unchanged (most documents: they are
+    /// then parsed in place, with no copy).
+    var bytes: [UInt8]?
     /// Original text of each line turned into a note marker (1-based line number).
     var noteLines: [Int: [UInt8]] = [:]
     var sawNotes = false
     var sawFootnotes = false
     var sawMath = false
+    /// Where each line starts in the text cmark parses (`bytes`, or the original), and its end if the
+    /// text ends with a newline: the table pass reads source lines by these.
+    var lineStarts: [Int] = []
 
-    static func run(_ original: [UInt8]) -> Prepass {
-        var result = Prepass()
+    static func run(_ original: UnsafeBufferPointer<UInt8>) -> Prepass {
         // Replacing a marker (3 bytes) by U+FFFD (3 bytes) keeps every offset, so it is done up front
         // on the whole text and the line pass below never has to sanitize.
-        let src = sanitized(original)
+        guard let copy = sanitized(original) else { return run(original, original, sanitizedCopy: nil) }
+        return copy.withUnsafeBufferPointer { run(original, $0, sanitizedCopy: copy) }
+    }
+
+    /// The line pass over `src` (`original` or its sanitized copy, which is kept if nothing else changes).
+    private static func run(_ original: UnsafeBufferPointer<UInt8>, _ s: UnsafeBufferPointer<UInt8>, sanitizedCopy: [UInt8]?) -> Prepass {
+        var result = Prepass()
         // The output is built lazily: `out` holds the text up to `flushed`; bytes between `flushed`
         // and the current position are still those of `src`. Most documents change nothing at all
         // and are handed to cmark without a copy.
         var out: [UInt8] = []
         var flushed = 0
-        let n = src.count
-        src.withUnsafeBufferPointer { s in
+        let n = s.count
+        result.lineStarts.reserveCapacity(n / 24 + 16) // typical lines are longer: no regrowth
+        do {
             func flush(_ upTo: Int) {
                 if out.isEmpty { out.reserveCapacity(n + 64) }
                 if upTo > flushed { out.append(contentsOf: UnsafeBufferPointer(rebasing: s[flushed..<upTo])) }
@@ -64,6 +75,8 @@ struct Prepass {
             var start = 0
             while start < n {
                 lineNumber += 1
+                // the bytes before `flushed` are in `out`, those from it on still come from `s`
+                result.lineStarts.append(out.count + start - flushed)
                 let end: Int
                 if let p = memchr(s.baseAddress! + start, 0x0A, n - start) {
                     end = UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self) - s.baseAddress!
@@ -169,20 +182,20 @@ struct Prepass {
                 }
             }
         }
+        if n == 0 || s[n - 1] == 0x0A { result.lineStarts.append(out.count + n - flushed) }
         if out.isEmpty && flushed == 0 {
-            result.bytes = src
+            result.bytes = sanitizedCopy
         } else {
-            out.append(contentsOf: src[flushed...])
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: s[flushed...]))
             result.bytes = out
         }
         return result
     }
 
-    /// `src` with our private-use markers replaced by U+FFFD (same length); `src` itself if it has none.
-    static func sanitized(_ src: [UInt8]) -> [UInt8] {
-        let has = src.withUnsafeBufferPointer { b in !b.isEmpty && memchr(b.baseAddress!, 0xEE, b.count) != nil }
-        guard has else { return src }
-        var copy = src
+    /// `src` with our private-use markers replaced by U+FFFD (same length); nil if it has none.
+    static func sanitized(_ src: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        guard !src.isEmpty, memchr(src.baseAddress!, 0xEE, src.count) != nil else { return nil }
+        var copy = Array(src)
         var k = 0
         let n = copy.count
         while k + 2 < n {
@@ -232,7 +245,7 @@ struct Prepass {
     }
 
     /// `[^label]:` at the start of `line`: the label and the index after the colon.
-    static func footnoteLabel(_ line: ArraySlice<UInt8>) -> (label: ArraySlice<UInt8>, end: Int)? {
+    static func footnoteLabel(_ line: Slice<UnsafeBufferPointer<UInt8>>) -> (label: Slice<UnsafeBufferPointer<UInt8>>, end: Int)? {
         guard line.count >= 5, line[line.startIndex] == UInt8(ascii: "["), line[line.startIndex + 1] == UInt8(ascii: "^") else { return nil }
         var k = line.startIndex + 2
         while k < line.endIndex && line[k] != UInt8(ascii: "]") {

@@ -8,8 +8,10 @@ import Glibc
 final class Transformer {
     let options: MarkdownOptions
     let parseFlags: Int32
-    /// The bytes cmark parsed (after the pre-pass).
-    let source: [UInt8]
+    /// The bytes cmark parsed (after the pre-pass), alive for the whole `render` call.
+    let source: UnsafeBufferPointer<UInt8>
+    /// `source` as an array, for the passes that work on array slices (made when first needed).
+    private lazy var sourceArray: [UInt8] = Array(source)
     let prepass: Prepass?
     private var lineStarts: [Int] = []
 
@@ -99,7 +101,7 @@ final class Transformer {
     private var footnoteOrder: [String] = []
     private var footnoteRefs: [String: Int] = [:]
 
-    init(options: MarkdownOptions, parseFlags: Int32, source: [UInt8], prepass: Prepass?) {
+    init(options: MarkdownOptions, parseFlags: Int32, source: UnsafeBufferPointer<UInt8>, prepass: Prepass?) {
         self.options = options
         self.parseFlags = parseFlags
         self.source = source
@@ -288,55 +290,61 @@ final class Transformer {
 
     /// A source line (1-based) without its line ending.
     private func sourceLine(_ line: Int) -> ArraySlice<UInt8> {
-        if lineStarts.isEmpty {
-            // built in a local (appending to the stored property checked exclusivity on every line)
-            var starts: [Int] = [0]
-            starts.reserveCapacity(source.count / 24 + 16) // typical lines are longer: no regrowth
-            source.withUnsafeBufferPointer { b in
-                guard let base = b.baseAddress else { return }
-                var k = 0
-                while k < b.count, let p = memchr(base + k, 0x0A, b.count - k) {
-                    k = UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self) - base + 1
-                    starts.append(k)
-                }
-            }
-            lineStarts = starts
+        let range = sourceLineRange(line)
+        return sourceArray[range.start..<range.end]
+    }
+
+    private func makeLineStarts() {
+        guard lineStarts.isEmpty else { return }
+        if let found = prepass?.lineStarts, !found.isEmpty {
+            // the pre-pass went through the lines already
+            lineStarts = found
+            assert(found == Transformer.scanLineStarts(source), "the pre-pass's line starts are wrong")
+            return
         }
-        guard line >= 1 && line <= lineStarts.count else { return [] }
-        let start = lineStarts[line - 1]
-        var end = line < lineStarts.count ? lineStarts[line] - 1 : source.count
-        if end > start && source[end - 1] == 0x0D { end -= 1 }
-        return source[start..<max(start, end)]
+        lineStarts = Transformer.scanLineStarts(source)
+    }
+
+    private static func scanLineStarts(_ source: UnsafeBufferPointer<UInt8>) -> [Int] {
+        // built in a local (appending to the stored property checked exclusivity on every line)
+        var starts: [Int] = [0]
+        starts.reserveCapacity(source.count / 24 + 16) // typical lines are longer: no regrowth
+        if let base = source.baseAddress {
+            var k = 0
+            while k < source.count, let p = memchr(base + k, 0x0A, source.count - k) {
+                k = UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self) - base + 1
+                starts.append(k)
+            }
+        }
+        return starts
     }
 
     // MARK: - tables
 
     private func buildTables(_ doc: Node) {
         // no pipe anywhere, no table
-        guard source.withUnsafeBufferPointer({ !$0.isEmpty && memchr($0.baseAddress!, Int32(UInt8(ascii: "|")), $0.count) != nil }) else { return }
+        guard !source.isEmpty && memchr(source.baseAddress!, Int32(UInt8(ascii: "|")), source.count) != nil else { return }
         var candidates: [Node] = []
         walkBlocks(doc) { node in
             if kind(node) == CMARK_NODE_PARAGRAPH && cmark_node_get_end_line(node) > cmark_node_get_start_line(node) {
                 candidates.append(node)
             }
         }
-        source.withUnsafeBufferPointer { src in
-            for paragraph in candidates where mayHoldTable(paragraph) {
-                if makeDirectTable(paragraph, src) == .needsTree { makeTable(paragraph) }
-            }
+        for paragraph in candidates where mayHoldTable(paragraph) {
+            if makeDirectTable(paragraph, source) == .needsTree { makeTable(paragraph) }
         }
     }
 
     /// Cheap filter before `makeTable`: a table needs a `|` somewhere in the paragraph's source lines.
     private func mayHoldTable(_ paragraph: Node) -> Bool {
-        _ = sourceLine(1) // builds lineStarts
+        makeLineStarts()
         let first = Int(cmark_node_get_start_line(paragraph))
         let last = Int(cmark_node_get_end_line(paragraph))
         guard first >= 1 && first <= lineStarts.count else { return true }
         let from = lineStarts[first - 1]
         let to = last < lineStarts.count ? lineStarts[last] : source.count
         guard to > from else { return false }
-        return source.withUnsafeBufferPointer { memchr($0.baseAddress! + from, Int32(UInt8(ascii: "|")), to - from) != nil }
+        return memchr(source.baseAddress! + from, Int32(UInt8(ascii: "|")), to - from) != nil
     }
 
     private enum TableResult { case none, built, needsTree }
@@ -426,8 +434,12 @@ final class Transformer {
 
     /// `sourceLine` as a byte range.
     private func sourceLineRange(_ line: Int) -> ByteRange {
-        let slice = sourceLine(line)
-        return ByteRange(start: slice.startIndex, end: slice.endIndex)
+        makeLineStarts()
+        guard line >= 1 && line <= lineStarts.count else { return ByteRange(start: 0, end: 0) }
+        let start = lineStarts[line - 1]
+        var end = line < lineStarts.count ? lineStarts[line] - 1 : source.count
+        if end > start && source[end - 1] == 0x0D { end -= 1 }
+        return ByteRange(start: start, end: max(start, end))
     }
 
     @inline(__always) private func trim(_ r: ByteRange, _ src: UnsafeBufferPointer<UInt8>) -> ByteRange {
@@ -1440,7 +1452,7 @@ final class Transformer {
                 let data = Int(bitPattern: cmark_node_get_user_data(node))
                 if data & Transformer.directTableFlag != 0 {
                     // cells are source bytes cut before ASCII bytes only: valid UTF-8
-                    if entering { source.withUnsafeBufferPointer { writeDirectTable(directTables[data >> 8], $0, into: &out) } }
+                    if entering { writeDirectTable(directTables[data >> 8], source, into: &out) }
                 } else {
                     appendPayload(&out, entering ? cmark_node_get_on_enter(node) : cmark_node_get_on_exit(node),
                                   trusted: data & Transformer.trustedHTMLFlag != 0, &valid)
@@ -1450,20 +1462,19 @@ final class Transformer {
                     if data & Transformer.directTableFlag != 0 {
                         let table = directTables[data >> 8]
                         // the text the cell / row / table nodes would have given
-                        source.withUnsafeBufferPointer { src in
-                            var offset = 0
-                            for count in table.rowCounts {
-                                for c in 0..<table.columns {
-                                    if c < count {
-                                        let cell = table.cells[offset + c]
-                                        plainText.append(UnsafeBufferPointer(rebasing: src[cell.start..<cell.end]))
-                                    }
-                                    let last = plainText.last
-                                    if last != 0x20 && last != 0x0A { plainText.append(0x20) }
+                        let src = source
+                        var offset = 0
+                        for count in table.rowCounts {
+                            for c in 0..<table.columns {
+                                if c < count {
+                                    let cell = table.cells[offset + c]
+                                    plainText.append(UnsafeBufferPointer(rebasing: src[cell.start..<cell.end]))
                                 }
-                                if plainText.count > 0 && plainText.last != 0x0A { plainText.append(0x0A) }
-                                offset += count
+                                let last = plainText.last
+                                if last != 0x20 && last != 0x0A { plainText.append(0x20) }
                             }
+                            if plainText.count > 0 && plainText.last != 0x0A { plainText.append(0x0A) }
+                            offset += count
                         }
                     }
                 } else {
