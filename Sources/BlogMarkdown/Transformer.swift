@@ -1052,12 +1052,12 @@ final class Transformer {
         return delimiters
     }
 
-    private func hasPrefixCI(_ lit: UnsafeBufferPointer<UInt8>, _ at: Int, _ prefix: String) -> Bool {
-        var k = at
-        for p in prefix.utf8 {
-            guard k < lit.count, lit[k].lowerASCII == p else { return false }
-            k += 1
-        }
+    /// (a `StaticString`: iterating a `String`'s UTF-8 view cost more than the comparison)
+    private func hasPrefixCI(_ lit: UnsafeBufferPointer<UInt8>, _ at: Int, _ prefix: StaticString) -> Bool {
+        let n = prefix.utf8CodeUnitCount
+        guard lit.count - at >= n else { return false }
+        let p = prefix.utf8Start
+        for k in 0..<n where lit[at + k].lowerASCII != p[k] { return false }
         return true
     }
 
