@@ -575,11 +575,16 @@ struct Emitter {
     @inline(__always) mutating func spanVerbatim(_ cls: StaticString, _ from: Int, _ to: Int) {
         let n = cls.utf8CodeUnitCount
         let length = to - from
-        reserve(25 + n + length)
+        reserve(25 + n + length + 8)
         writeOpen(cls, n, at: count)
         let dst = base + count + 18 + n
         let src = code.baseAddress! + from
-        for k in 0..<length { dst[k] = src[k] }
+        if length <= 8 && from + 8 <= code.count {
+            // one load and store (the closing tag below overwrites the bytes past the token)
+            UnsafeMutableRawPointer(dst).storeBytes(of: UnsafeRawPointer(src).loadUnaligned(as: UInt64.self), as: UInt64.self)
+        } else {
+            for k in 0..<length { dst[k] = src[k] }
+        }
         writeClose(at: count + 18 + n + length)
         count += 25 + n + length
     }

@@ -74,8 +74,9 @@ private func lexGeneric(_ e: inout Emitter, _ start: Int, _ end: Int, _ s: Spec,
         let b = c[i]
         // Fast path: the byte's class says which of the checks below can apply.
         switch classTable[Int(b)] {
-        case Spec.ByteClass.space: i += 1; continue
-        case Spec.ByteClass.newline: atLineStart = true; i += 1; continue
+        // (indentation: a run of spaces in one go)
+        case Spec.ByteClass.space: i += 1; while i < end && c[i] == 0x20 { i += 1 }; continue
+        case Spec.ByteClass.newline: atLineStart = true; i += 1; while i < end && c[i] == 0x20 { i += 1 }; continue
         case Spec.ByteClass.other: atLineStart = false; i += 1; continue
         case Spec.ByteClass.identStart:
             atLineStart = false
