@@ -29,6 +29,9 @@ final class Transformer {
     /// On a paragraph that is one display-math block (`$$…$$` alone): written without `<p>`.
     /// (Paragraphs never carry a line override, so this bit is free on them.)
     private static let unwrappedParagraphFlag = 256
+    /// On text nodes (which carry none of the flags above): `collectNodes` scanned the literal, and
+    /// what it holds (`scanText`), so that `splitText` does not scan it again.
+    private static let textScannedFlag = 2, textStarFlag = 4, textTildeFlag = 8, textInterestingFlag = 16
     private var unwrappedParagraphs = false
     /// Tables written as one HTML block: their cells (source bytes) and column count, for `collect`.
     /// (index in the table node's user data bits 8..., with `directTableFlag`; `renderHTML` writes them)
@@ -89,6 +92,11 @@ final class Transformer {
     @inline(__always) private func setFlag(_ node: Node, _ flag: Int) {
         let old = Int(bitPattern: cmark_node_get_user_data(node))
         cmark_node_set_user_data(node, UnsafeMutableRawPointer(bitPattern: old | flag))
+    }
+
+    @inline(__always) private func clearFlag(_ node: Node, _ flag: Int) {
+        let old = Int(bitPattern: cmark_node_get_user_data(node))
+        cmark_node_set_user_data(node, UnsafeMutableRawPointer(bitPattern: old & ~flag))
     }
 
     @inline(__always) private func hasFlag(_ node: Node, _ flag: Int) -> Bool {
@@ -826,7 +834,11 @@ final class Transformer {
                         found.inline.append(parent)
                     }
                 }
-                if t == CMARK_NODE_TEXT && !lastParentIsCJK && hasCJKStrongRun(literalBytes(node)) {
+                guard t == CMARK_NODE_TEXT else { return }
+                let lit = literalBytes(node)
+                let scan = Transformer.scanText(lit)
+                setFlag(node, scan)
+                if !lastParentIsCJK && scan & Transformer.textStarFlag != 0 && hasCJKStrongRun(lit) {
                     setFlag(parent, Transformer.cjkSeenFlag)
                     lastParentIsCJK = true
                     found.cjk.append(parent)
@@ -856,11 +868,49 @@ final class Transformer {
         return containers
     }
 
-    /// A `**`/`__` run (exactly two) with non-ASCII text on one side.
+    /// The text-node flags of a literal: `textScannedFlag`, plus `textStarFlag` for a `*` or `_`,
+    /// `textTildeFlag` for a `~` (the delimiter pass) and `textInterestingFlag` for a `[`, `:`, `w`,
+    /// `W` or 0xEE (footnote references, autolinks and stray markers: `splitText`'s full scan).
+    /// Eight bytes at a time: all non-ASCII and no 0xEE (CJK text) at once, else each byte value
+    /// tested in all eight lanes (`x ^ c` has a zero byte); the last bytes one by one.
+    static func scanText(_ lit: UnsafeBufferPointer<UInt8>) -> Int {
+        let n = lit.count
+        guard n > 0, let base = lit.baseAddress else { return textScannedFlag }
+        let raw = UnsafeRawPointer(base)
+        let ones: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func zeroByte(_ v: UInt64) -> UInt64 { (v &- ones) & ~v }
+        var star: UInt64 = 0, tilde: UInt64 = 0, interesting: UInt64 = 0
+        var k = 0
+        while k + 8 <= n {
+            let x = raw.loadUnaligned(fromByteOffset: k, as: UInt64.self)
+            interesting |= zeroByte(x ^ (ones &* 0xEE))
+            if x & high != high {
+                star |= zeroByte(x ^ (ones &* 0x2A)) | zeroByte(x ^ (ones &* 0x5F))
+                tilde |= zeroByte(x ^ (ones &* 0x7E))
+                // `w` and `W` alike: only they become 0x77 with bit 5 set
+                interesting |= zeroByte(x ^ (ones &* 0x5B)) | zeroByte(x ^ (ones &* 0x3A)) | zeroByte((x | (ones &* 0x20)) ^ (ones &* 0x77))
+            }
+            k += 8
+        }
+        var flags = textScannedFlag
+        if star & high != 0 { flags |= textStarFlag }
+        if tilde & high != 0 { flags |= textTildeFlag }
+        if interesting & high != 0 { flags |= textInterestingFlag }
+        while k < n {
+            switch base[k] {
+            case UInt8(ascii: "*"), UInt8(ascii: "_"): flags |= textStarFlag
+            case UInt8(ascii: "~"): flags |= textTildeFlag
+            case UInt8(ascii: "["), UInt8(ascii: ":"), UInt8(ascii: "w"), UInt8(ascii: "W"), 0xEE: flags |= textInterestingFlag
+            default: break
+            }
+            k += 1
+        }
+        return flags
+    }
+
+    /// A `**`/`__` run (exactly two) with non-ASCII text on one side (asked only of text with a `*` or `_`).
     private func hasCJKStrongRun(_ lit: UnsafeBufferPointer<UInt8>) -> Bool {
-        // most text has neither byte: two memchr calls instead of a Swift loop over every byte
-        guard lit.count >= 2, memchr(lit.baseAddress!, Int32(UInt8(ascii: "*")), lit.count) != nil
-            || memchr(lit.baseAddress!, Int32(UInt8(ascii: "_")), lit.count) != nil else { return false }
+        guard lit.count >= 2 else { return false }
         var i = 0
         while i + 1 < lit.count {
             let b = lit[i]
@@ -898,6 +948,7 @@ final class Transformer {
             while let n = node {
                 if kind(n) == CMARK_NODE_TEXT, let next = cmark_node_next(n), kind(next) == CMARK_NODE_TEXT {
                     setLiteral(n, literalArray(n) + literalArray(next))
+                    clearFlag(n, Transformer.textScannedFlag) // scanned again by `splitText`
                     cmark_node_free(next)
                     continue
                 }
@@ -962,32 +1013,11 @@ final class Transformer {
     private func splitText(_ node: Node, linksAllowed: Bool) -> Bool {
         let lit = literalBytes(node)
         let n = lit.count
-        var delimiters = false
-        var interesting = false
-        if n > 0 {
-            // Eight bytes at a time while they are all non-ASCII (CJK text) and none is 0xEE; byte by
-            // byte otherwise. Stops early once both answers are known.
-            let raw = UnsafeRawPointer(lit.baseAddress!)
-            let ones: UInt64 = 0x0101_0101_0101_0101
-            let high: UInt64 = 0x8080_8080_8080_8080
-            var k = 0
-            while k < n {
-                if k + 8 <= n {
-                    let x = raw.loadUnaligned(fromByteOffset: k, as: UInt64.self)
-                    if x & high == high {
-                        let t = x ^ (ones &* 0xEE)
-                        if (t &- ones) & ~t & high == 0 { k += 8; continue }
-                    }
-                }
-                switch lit[k] {
-                case UInt8(ascii: "~"), UInt8(ascii: "*"), UInt8(ascii: "_"): delimiters = true
-                case UInt8(ascii: "["), UInt8(ascii: ":"), UInt8(ascii: "w"), UInt8(ascii: "W"), 0xEE: interesting = true
-                default: break
-                }
-                if delimiters && interesting { break }
-                k += 1
-            }
-        }
+        // what `collectNodes` found in the literal, or a scan now for text made or changed since
+        let data = Int(bitPattern: cmark_node_get_user_data(node))
+        let scan = data & Transformer.textScannedFlag != 0 ? data : Transformer.scanText(lit)
+        let delimiters = scan & (Transformer.textStarFlag | Transformer.textTildeFlag) != 0
+        let interesting = scan & Transformer.textInterestingFlag != 0
         guard interesting else { return delimiters }
         var pieces: [Node] = []
         var plainStart = 0
