@@ -33,6 +33,10 @@ private struct ArenaState {
     var depth: Int
     /// The allocator new nodes get now: the arena inside the outermost render, else nil (cmark's own).
     var active: UnsafeMutablePointer<cmark_mem>?
+    /// This thread's arena allocator: its slot's (see `slotMems`), or `arenaMem`.
+    var mem: UnsafeMutablePointer<cmark_mem>
+    /// The slot this state holds, or -1.
+    var slot: Int
 }
 
 /// Every block has a 16-byte header holding its usable size and its arena (so `realloc` and `free`
@@ -48,6 +52,7 @@ private let maximumKeptChunk = 16 << 20
 private func destroyState(_ raw: UnsafeMutableRawPointer?) {
     guard let raw else { return }
     let state = raw.assumingMemoryBound(to: ArenaState.self)
+    releaseSlot(state.pointee.slot)
     var chunk = state.pointee.extra
     while let c = chunk { chunk = c.load(as: UnsafeMutableRawPointer?.self); free(c) }
     free(state.pointee.first)
@@ -74,9 +79,76 @@ private func createArenaKey() {
     guard let first = malloc(initialChunk) else { fatalError("out of memory") }
     let state = UnsafeMutablePointer<ArenaState>.allocate(capacity: 1)
     state.initialize(to: ArenaState(first: first, firstSize: initialChunk, extra: nil, extraBytes: 0,
-                                    cursor: first, end: first + initialChunk, last: nil, depth: 0, active: nil))
+                                    cursor: first, end: first + initialChunk, last: nil, depth: 0, active: nil,
+                                    mem: arenaMem, slot: -1))
+    claimSlot(state)
     pthread_setspecific(arenaKey, state)
     return state
+}
+
+// cmark's allocator functions take no context, so `arenaCalloc` and a `realloc` of nothing find the
+// thread's arena through the pthread key: about twenty instructions for each of the ~500 allocations
+// of a document. The first threads to render instead get one of a few slots, each with allocator
+// functions of its own that read the slot's state from a global (the same for the thread's life:
+// the thread writes it before its first document and clears it when it ends). Threads beyond the
+// slots use `arenaMem` and the key.
+private let slotCount = 4
+@exclusivity(unchecked) nonisolated(unsafe) private var slotState0: UnsafeMutablePointer<ArenaState>? = nil
+@exclusivity(unchecked) nonisolated(unsafe) private var slotState1: UnsafeMutablePointer<ArenaState>? = nil
+@exclusivity(unchecked) nonisolated(unsafe) private var slotState2: UnsafeMutablePointer<ArenaState>? = nil
+@exclusivity(unchecked) nonisolated(unsafe) private var slotState3: UnsafeMutablePointer<ArenaState>? = nil
+
+private func slotCalloc0(_ count: Int, _ size: Int) -> UnsafeMutableRawPointer? { zeroedBlock(slotState0.unsafelyUnwrapped, count, size) }
+private func slotCalloc1(_ count: Int, _ size: Int) -> UnsafeMutableRawPointer? { zeroedBlock(slotState1.unsafelyUnwrapped, count, size) }
+private func slotCalloc2(_ count: Int, _ size: Int) -> UnsafeMutableRawPointer? { zeroedBlock(slotState2.unsafelyUnwrapped, count, size) }
+private func slotCalloc3(_ count: Int, _ size: Int) -> UnsafeMutableRawPointer? { zeroedBlock(slotState3.unsafelyUnwrapped, count, size) }
+private func slotRealloc0(_ old: UnsafeMutableRawPointer?, _ size: Int) -> UnsafeMutableRawPointer? { resized(old, size) { slotState0.unsafelyUnwrapped } }
+private func slotRealloc1(_ old: UnsafeMutableRawPointer?, _ size: Int) -> UnsafeMutableRawPointer? { resized(old, size) { slotState1.unsafelyUnwrapped } }
+private func slotRealloc2(_ old: UnsafeMutableRawPointer?, _ size: Int) -> UnsafeMutableRawPointer? { resized(old, size) { slotState2.unsafelyUnwrapped } }
+private func slotRealloc3(_ old: UnsafeMutableRawPointer?, _ size: Int) -> UnsafeMutableRawPointer? { resized(old, size) { slotState3.unsafelyUnwrapped } }
+
+/// The slots' allocators (stable addresses for the life of the process).
+nonisolated(unsafe) private let slotMems: [UnsafeMutablePointer<cmark_mem>] = {
+    let functions: [(@convention(c) (Int, Int) -> UnsafeMutableRawPointer?, @convention(c) (UnsafeMutableRawPointer?, Int) -> UnsafeMutableRawPointer?)] =
+        [(slotCalloc0, slotRealloc0), (slotCalloc1, slotRealloc1), (slotCalloc2, slotRealloc2), (slotCalloc3, slotRealloc3)]
+    return functions.map { f in
+        let mem = UnsafeMutablePointer<cmark_mem>.allocate(capacity: 1)
+        mem.initialize(to: cmark_mem(calloc: f.0, realloc: f.1, free: arenaFree))
+        return mem
+    }
+}()
+
+/// Guards which slots are taken (only when a thread's state is made or destroyed).
+nonisolated(unsafe) private let slotMutex: UnsafeMutablePointer<pthread_mutex_t> = {
+    let m = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    m.initialize(to: pthread_mutex_t())
+    pthread_mutex_init(m, nil)
+    return m
+}()
+
+private func claimSlot(_ state: UnsafeMutablePointer<ArenaState>) {
+    pthread_mutex_lock(slotMutex)
+    defer { pthread_mutex_unlock(slotMutex) }
+    let slot: Int
+    if slotState0 == nil { slotState0 = state; slot = 0 }
+    else if slotState1 == nil { slotState1 = state; slot = 1 }
+    else if slotState2 == nil { slotState2 = state; slot = 2 }
+    else if slotState3 == nil { slotState3 = state; slot = 3 }
+    else { return }
+    state.pointee.slot = slot
+    state.pointee.mem = slotMems[slot]
+}
+
+private func releaseSlot(_ slot: Int) {
+    guard slot >= 0 else { return }
+    pthread_mutex_lock(slotMutex)
+    defer { pthread_mutex_unlock(slotMutex) }
+    switch slot {
+    case 0: slotState0 = nil
+    case 1: slotState1 = nil
+    case 2: slotState2 = nil
+    default: slotState3 = nil
+    }
 }
 
 @inline(__always) private func arenaAllocate(_ state: UnsafeMutablePointer<ArenaState>, _ size: Int) -> UnsafeMutableRawPointer {
@@ -106,15 +178,25 @@ private func createArenaKey() {
 }
 
 private func arenaCalloc(_ count: Int, _ size: Int) -> UnsafeMutableRawPointer? {
+    zeroedBlock(currentState(), count, size)
+}
+
+@inline(__always) private func zeroedBlock(_ state: UnsafeMutablePointer<ArenaState>, _ count: Int, _ size: Int) -> UnsafeMutableRawPointer? {
     let (bytes, overflow) = count.multipliedReportingOverflow(by: size)
     guard !overflow else { fatalError("cmark asked for an impossible allocation") }
-    let block = arenaAllocate(currentState(), bytes)
+    let block = arenaAllocate(state, bytes)
     memset(block, 0, bytes)
     return block
 }
 
 private func arenaRealloc(_ old: UnsafeMutableRawPointer?, _ size: Int) -> UnsafeMutableRawPointer? {
-    guard let old else { return arenaAllocate(currentState(), size) }
+    resized(old, size) { currentState() }
+}
+
+/// `realloc` on the arena; `threadState` gives the thread's arena for a new block.
+@inline(__always) private func resized(_ old: UnsafeMutableRawPointer?, _ size: Int,
+                                       _ threadState: () -> UnsafeMutablePointer<ArenaState>) -> UnsafeMutableRawPointer? {
+    guard let old else { return arenaAllocate(threadState(), size) }
     let state = (old - headerSize).load(fromByteOffset: 8, as: UnsafeMutablePointer<ArenaState>.self)
     let oldSize = blockSize(old)
     if size <= oldSize { return old }
@@ -156,7 +238,7 @@ enum CmarkArena {
         pthread_once(&arenaKeyOnce, createArenaKey)
         let state = currentState()
         state.pointee.depth += 1
-        state.pointee.active = state.pointee.depth == 1 ? arenaMem : nil
+        state.pointee.active = state.pointee.depth == 1 ? state.pointee.mem : nil
         return state.pointee.depth == 1
     }
 
@@ -165,7 +247,7 @@ enum CmarkArena {
     static func end() {
         let state = currentState()
         state.pointee.depth -= 1
-        state.pointee.active = state.pointee.depth == 1 ? arenaMem : nil
+        state.pointee.active = state.pointee.depth == 1 ? state.pointee.mem : nil
         guard state.pointee.depth == 0 else { return }
         var chunk = state.pointee.extra
         while let c = chunk { chunk = c.load(as: UnsafeMutableRawPointer?.self); free(c) }

@@ -70,4 +70,38 @@ final class ArenaTests: XCTestCase {
         XCTAssertEqual(results.html[0], serial)
         XCTAssertEqual(results.html[1], serial)
     }
+
+    /// The first threads get arena slots of their own, the others the pthread-key allocator: twelve
+    /// threads alive at once (more than the slots), each rendering documents between two barriers.
+    func testMoreThreadsThanArenaSlots() {
+        let qiita = MarkdownRenderer()
+        let threads = 12
+        let docs = (0..<threads).map { document(copies: 1 + $0 * 15, seed: $0) }
+        let serial = docs.map { qiita.render($0).html }
+        final class Results: @unchecked Sendable {
+            var html = [String](repeating: "", count: 12)
+            let lock = NSLock()
+        }
+        let results = Results()
+        let started = DispatchSemaphore(value: 0), go = DispatchSemaphore(value: 0), done = DispatchGroup()
+        for k in 0..<threads {
+            done.enter()
+            let thread = Thread {
+                _ = qiita.render("x") // makes this thread's arena (and takes a slot if one is free)
+                started.signal()
+                go.wait()
+                var html = ""
+                for _ in 0..<3 { html = qiita.render(docs[k]).html }
+                results.lock.lock()
+                results.html[k] = html
+                results.lock.unlock()
+                done.leave()
+            }
+            thread.start()
+        }
+        for _ in 0..<threads { started.wait() }
+        for _ in 0..<threads { go.signal() }
+        done.wait()
+        XCTAssertEqual(results.html, serial)
+    }
 }
