@@ -154,16 +154,7 @@ private func releaseSlot(_ slot: Int) {
 @inline(__always) private func arenaAllocate(_ state: UnsafeMutablePointer<ArenaState>, _ size: Int) -> UnsafeMutableRawPointer {
     let usable = roundUp(max(size, 1))
     let need = usable + headerSize
-    if state.pointee.end - state.pointee.cursor < need {
-        // A chunk of its own for this and what follows; its first 16 bytes link it into `extra`.
-        let chunkSize = max(initialChunk, need + headerSize)
-        guard let chunk = malloc(chunkSize) else { fatalError("out of memory") }
-        chunk.storeBytes(of: state.pointee.extra, as: UnsafeMutableRawPointer?.self)
-        state.pointee.extra = chunk
-        state.pointee.extraBytes += chunkSize
-        state.pointee.cursor = chunk + headerSize
-        state.pointee.end = chunk + chunkSize
-    }
+    if state.pointee.end - state.pointee.cursor < need { addChunk(state, need) }
     let header = state.pointee.cursor
     header.storeBytes(of: usable, as: Int.self)
     header.storeBytes(of: state, toByteOffset: 8, as: UnsafeMutablePointer<ArenaState>.self)
@@ -171,6 +162,18 @@ private func releaseSlot(_ slot: Int) {
     state.pointee.cursor = block + usable
     state.pointee.last = block
     return block
+}
+
+/// A chunk of its own for a block of `need` bytes and what follows; its first 16 bytes link it into
+/// `extra`. (Out of line: the allocation functions' common path then needs no stack frame.)
+@inline(never) private func addChunk(_ state: UnsafeMutablePointer<ArenaState>, _ need: Int) {
+    let chunkSize = max(initialChunk, need + headerSize)
+    guard let chunk = malloc(chunkSize) else { fatalError("out of memory") }
+    chunk.storeBytes(of: state.pointee.extra, as: UnsafeMutableRawPointer?.self)
+    state.pointee.extra = chunk
+    state.pointee.extraBytes += chunkSize
+    state.pointee.cursor = chunk + headerSize
+    state.pointee.end = chunk + chunkSize
 }
 
 @inline(__always) private func blockSize(_ block: UnsafeMutableRawPointer) -> Int {
