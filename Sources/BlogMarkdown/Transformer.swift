@@ -366,6 +366,7 @@ final class Transformer {
         var headerIndex = -1
         var aligns: [Align] = []
         var cells: [ByteRange] = []
+        cells.reserveCapacity(16)
         for k in 1..<lines.count {
             cells.removeAll(keepingCapacity: true)
             if let a = delimiterRow(lines[k], src), contains(lines[k - 1], UInt8(ascii: "|"), src),
@@ -380,6 +381,8 @@ final class Transformer {
         // cells holds the header row; the other rows follow
         var rowCounts = [cells.count]
         rowCounts.reserveCapacity(lines.count - headerIndex)
+        // room for rows as wide as the header (growing the array a row at a time cost more than the split)
+        cells.reserveCapacity((columns + 1) * (lines.count - headerIndex))
         if headerIndex + 2 < lines.count {
             for k in (headerIndex + 2)..<lines.count { rowCounts.append(splitRow(lines[k], src, into: &cells)) }
         }
@@ -494,6 +497,7 @@ final class Transformer {
             if !(b == UInt8(ascii: "|") || b == UInt8(ascii: "-") || b == UInt8(ascii: ":") || b.isSpaceOrTab) { return nil }
         }
         var cells: [ByteRange] = []
+        cells.reserveCapacity(16)
         _ = splitRow(line, src, into: &cells)
         var aligns: [Align] = []
         aligns.reserveCapacity(cells.count)
