@@ -140,6 +140,8 @@ final class Transformer {
 
     // MARK: - notes
 
+    private static let noteEndCString: [UInt8] = Array("</div>\0".utf8)
+
     private func groupNotes(_ doc: Node) {
         var markers: [Node] = []
         walkBlocks(doc) { node in
@@ -147,34 +149,42 @@ final class Transformer {
                 markers.append(node)
             }
         }
-        var stack: [(node: Node, type: ArraySlice<UInt8>)] = []
-        var done = Set<Node>()
-        let notePrefix: [UInt8] = Array("note ".utf8)
-        for marker in markers {
+        // open markers as (index in `markers`, the type's bytes in the literal); paired markers are
+        // marked in `done` by index (a Set of nodes hashed each one)
+        var stack: [(index: Int, type: Range<Int>)] = []
+        var done = [Bool](repeating: false, count: markers.count)
+        let notePrefix: StaticString = "note "
+        for (k, marker) in markers.enumerated() {
             // the pre-pass wrote `note info|warn|alert-->` or `end-->` after the prefix
-            let rest = literalArray(marker).dropFirst(noteMarkerPrefix.count)
-            if rest.starts(with: notePrefix) {
-                let type = rest.dropFirst(notePrefix.count).prefix(while: { $0.isASCIILetter })
-                stack.append((marker, type))
+            let lit = literalBytes(marker)
+            let rest = noteMarkerPrefix.count
+            let n = notePrefix.utf8CodeUnitCount
+            if lit.count - rest >= n && memcmp(lit.baseAddress! + rest, notePrefix.utf8Start, n) == 0 {
+                var end = rest + n
+                while end < lit.count && lit[end].isASCIILetter { end += 1 }
+                stack.append((k, (rest + n)..<end))
                 continue
             }
             let parent = cmark_node_parent(marker)
-            guard let index = stack.lastIndex(where: { cmark_node_parent($0.node) == parent }) else { continue }
+            guard let index = stack.lastIndex(where: { cmark_node_parent(markers[$0.index]) == parent }) else { continue }
             let open = stack[index]
+            let openNode = markers[open.index]
             stack.removeSubrange(index...)
-            var enter = Array("<div class=\"note ".utf8)
-            enter.append(contentsOf: open.type)
-            enter.append(contentsOf: "\">".utf8)
-            let box = makeCustom(block: true, enter: enter, exit: Array("</div>".utf8))
-            cmark_node_insert_before(open.node, box)
-            moveSiblings(after: open.node, before: marker, to: box)
-            cmark_node_free(open.node)
+            var enter: [UInt8] = []
+            enter.reserveCapacity(32)
+            enter.append(static: "<div class=\"note ")
+            enter.append(contentsOf: UnsafeBufferPointer(rebasing: literalBytes(openNode)[open.type]))
+            enter.append(static: "\">\0")
+            let box = makeCustom(block: true, enterC: enter, exitC: Transformer.noteEndCString)
+            cmark_node_insert_before(openNode, box)
+            moveSiblings(after: openNode, before: marker, to: box)
+            cmark_node_free(openNode)
             cmark_node_free(marker)
-            done.insert(open.node)
-            done.insert(marker)
+            done[open.index] = true
+            done[k] = true
         }
         // Unmatched markers show their original line as a paragraph.
-        for marker in markers where !done.contains(marker) {
+        for (k, marker) in markers.enumerated() where !done[k] {
             let line = Int(cmark_node_get_start_line(marker))
             let text = prepass?.noteLines[line] ?? []
             let paragraph = newNode(CMARK_NODE_PARAGRAPH)
