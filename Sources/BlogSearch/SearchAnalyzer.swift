@@ -146,6 +146,8 @@ struct DocumentAnalyzer {
         var tf: Int32
         var mask: UInt8
         var residues: UInt8
+        /// 1 for a bigram of two 3-byte characters: it lives in `bigrams`, not in `table`.
+        var bigram: UInt8 = 0
     }
     /// A cached word: its raw bytes in `wordPool`, its tokens `wordTokens[firstToken ..< firstToken + tokenCount]`.
     struct Word {
@@ -176,6 +178,21 @@ struct DocumentAnalyzer {
     var pool: UnsafeMutablePointer<UInt8>
     var poolCount = 0
     var poolCapacity: Int
+    /// Bigrams of two 3-byte characters (most of a CJK text's tokens) have a table of their own,
+    /// keyed by their 6 bytes as one integer (`bigramKey`, never 0; the value `TermHash` mixes):
+    /// open addressing, key 0 when empty. The key is its own check (no term to read, no generation
+    /// to compare) and its first slot is one multiplication away. The slots used by a document are
+    /// listed in `bigramUsed` and emptied when the next one starts.
+    struct BigramSlot {
+        var key: UInt64
+        var term: Int
+    }
+    var bigrams: UnsafeMutablePointer<BigramSlot>
+    var bigramMask: Int
+    /// 64 − log2(table size): a key's first slot is the top bits of key × 0x9E3779B97F4A7C15.
+    var bigramShift: UInt64
+    var bigramUsed: UnsafeMutablePointer<Int32>
+    var bigramCount = 0
     /// Scratch for identifiers: lowercased copy and spans (bytes), part and token bounds (ints).
     let wordBytes: UnsafeMutablePointer<UInt8>
     let wordInts: UnsafeMutablePointer<Int>
@@ -217,6 +234,12 @@ struct DocumentAnalyzer {
         terms = .allocate(capacity: termCapacity)
         poolCapacity = 1 << 15
         pool = .allocate(capacity: poolCapacity)
+        let bigramSize = 1 << 11
+        bigrams = .allocate(capacity: bigramSize)
+        bigrams.initialize(repeating: BigramSlot(key: 0, term: 0), count: bigramSize)
+        bigramMask = bigramSize - 1
+        bigramShift = 64 - 11
+        bigramUsed = .allocate(capacity: bigramSize / 2)
         wordCapacity = max(1, wordCacheWords)
         var wordTableSize = 16
         while wordTableSize < 2 * wordCapacity { wordTableSize *= 2 }
@@ -232,6 +255,7 @@ struct DocumentAnalyzer {
 
     func free() {
         table.deallocate(); terms.deallocate(); pool.deallocate()
+        bigrams.deallocate(); bigramUsed.deallocate()
         wordBytes.deallocate(); wordInts.deallocate()
         wordTable.deallocate(); words.deallocate(); wordTokens.deallocate(); wordPool.deallocate()
     }
@@ -263,6 +287,8 @@ struct DocumentAnalyzer {
         }
         termCount = 0
         poolCount = 0
+        for k in 0..<bigramCount { bigrams[Int(bigramUsed[k])].key = 0 }
+        bigramCount = 0
         var fieldLengths = [Int](repeating: 0, count: SearchIndexBuilder.fields.count)
         var position = 0
         func index(_ text: String, _ field: Int) -> Bool {
@@ -417,7 +443,7 @@ struct DocumentAnalyzer {
         table.initialize(repeating: 0, count: size)
         tableMask = size - 1
         let g = UInt64(generation) << 32
-        for t in 0..<termCount {
+        for t in 0..<termCount where terms[t].bigram == 0 {
             var index = Int(truncatingIfNeeded: terms[t].hash) & tableMask
             while table[index] & 0xFFFF_FFFF_0000_0000 == g { index = (index + 1) & tableMask }
             table[index] = g | UInt64(t)
@@ -586,49 +612,48 @@ struct DocumentAnalyzer {
     ///
     /// The bigrams of kana and ideographs (two 3-byte characters, 6 bytes) are most of a Japanese
     /// archive's tokens. They go through a loop of their own that makes no calls but to insert a
-    /// new term, with the term table in locals: inside the scanner's loop the table's fields and
-    /// the position were reloaded and spilled for each bigram. A 6-byte bigram is looked up as
-    /// `slot` does (its `TermHash` is the mix of the two overlapping 4-byte loads, a bijection, so
-    /// equal hash and length mean equal bytes). Any other character (one that needs the full
-    /// classification, a character beyond U+FFFF, the end of the run) takes the general step.
+    /// new term, with the bigram table in locals: inside the scanner's loop the table's fields and
+    /// the position were reloaded and spilled for each bigram. A bigram is looked up by its key
+    /// (`bigramKey`, its 6 bytes) in `bigrams`, which needs no hash of the bytes and no term read
+    /// to confirm a match. Any other character (one that needs the full classification, a
+    /// character beyond U+FFFF, the end of the run) takes the general step.
     @inline(never)
     mutating func cjkRun(_ p: UnsafePointer<UInt8>, _ n: Int, _ start: Int, _ length: Int, mask: UInt8, tf: Int32,
                          checked: Bool, position: inout Int, bit: inout UInt8) -> Int {
         var b = bit
-        var bigrams = 0
+        var tokens = 0
         var previous = start
         var i = start &+ length
         while i < n {
             if i &- previous == 3 {
-                // Fast loop: 3-byte CJK characters after a 3-byte character.
-                var table = self.table, tableMask = self.tableMask, terms = self.terms
-                let g = UInt64(generation) << 32
+                // Fast loop: stable 3-byte CJK characters after a 3-byte character.
+                var table = self.bigrams, shift = self.bigramShift, slotMask = self.bigramMask, terms = self.terms
                 let first = p + i, end = p + n
                 let fastE3 = cjkE3
                 var q = first
                 repeat {
                     let b0 = q[0]
                     if b0 &- 0xE5 >= 5 {  // not U+5000…U+9FFF (unified ideographs)
-                        if b0 != 0xE3 { break }
-                        // U+3000…U+3FFF: a stable CJK character, else the general step.
-                        let v = Int(UnsafeRawPointer(q + 1).loadUnaligned(as: UInt16.self).littleEndian)
-                        if fastE3[v &- 0x8080] == 0 { break }
-                    }
-                    let raw = UnsafeRawPointer(q - 3)
-                    let h = TermHash.mix(UInt64(raw.loadUnaligned(as: UInt32.self))
-                                         | UInt64(raw.loadUnaligned(fromByteOffset: 2, as: UInt32.self)) << 32)
-                    var index = Int(truncatingIfNeeded: h) & tableMask
-                    var t: Int
-                    while true {
-                        let e = table[index]
-                        if e & 0xFFFF_FFFF_0000_0000 != g {
-                            t = insert(q - 3, 6, h, at: index)
-                            table = self.table; tableMask = self.tableMask; terms = self.terms
+                        if b0 == 0xE3 {
+                            // U+3000…U+3FFF: a stable CJK character, else the general step.
+                            let v = Int(UnsafeRawPointer(q + 1).loadUnaligned(as: UInt16.self).littleEndian)
+                            if fastE3[v &- 0x8080] == 0 { break }
+                        } else if b0 != 0xE4 || q[1] < 0xB8 {  // U+4E00…U+4FFF are E4 B8 80…E4 BF BF
                             break
                         }
-                        t = Int(truncatingIfNeeded: e & 0xFFFF_FFFF)
-                        if terms[t].hash == h && terms[t].length == 6 { break }
-                        index = (index &+ 1) & tableMask
+                    }
+                    let key = DocumentAnalyzer.bigramKey(q - 3)
+                    var index = Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) &>> shift)
+                    var t: Int
+                    while true {
+                        let k = table[index].key
+                        if k == key { t = table[index].term; break }
+                        if k == 0 {
+                            t = insertBigram(q - 3, key, at: index)
+                            table = self.bigrams; shift = self.bigramShift; slotMask = self.bigramMask; terms = self.terms
+                            break
+                        }
+                        index = (index &+ 1) & slotMask
                     }
                     let term = terms + t
                     term.pointee.mask |= mask
@@ -639,7 +664,7 @@ struct DocumentAnalyzer {
                 } while q < end
                 let done = (q - first) / 3
                 if done > 0 {
-                    bigrams &+= done
+                    tokens &+= done
                     i &+= 3 &* done
                     previous = i &- 3
                     if i >= n { break }
@@ -653,20 +678,89 @@ struct DocumentAnalyzer {
                 if k == 255 { return -1 }
                 break
             }
-            add(p + previous, i &+ l &- previous, mask: mask, tf: tf, bit: b)
-            bigrams &+= 1
+            if l == 3 && i &- previous == 3 {
+                let t = bigramSlot(p + previous)
+                count(t, mask: mask, tf: tf, bit: b)
+            } else {
+                add(p + previous, i &+ l &- previous, mask: mask, tf: tf, bit: b)
+            }
+            tokens &+= 1
             b = b == 32 ? 1 : b << 1
             previous = i
             i &+= l
         }
-        if bigrams == 0 {
+        if tokens == 0 {
             add(p + start, i &- start, mask: mask, tf: tf, bit: b)
-            bigrams = 1
+            tokens = 1
             b = b == 32 ? 1 : b << 1
         }
-        position &+= bigrams
+        position &+= tokens
         bit = b
         return i
+    }
+
+    /// The 6 bytes at p (two 3-byte characters) as one integer: two overlapping 4-byte loads, the
+    /// value `TermHash.hash(p, 6)` mixes. A bijection of the bytes, never 0.
+    @inline(__always)
+    static func bigramKey(_ p: UnsafePointer<UInt8>) -> UInt64 {
+        let raw = UnsafeRawPointer(p)
+        return UInt64(raw.loadUnaligned(as: UInt32.self)) | UInt64(raw.loadUnaligned(fromByteOffset: 2, as: UInt32.self)) << 32
+    }
+
+    /// The term index of the bigram of two 3-byte characters at p, adding it when new.
+    mutating func bigramSlot(_ p: UnsafePointer<UInt8>) -> Int {
+        let key = DocumentAnalyzer.bigramKey(p)
+        var index = Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) &>> bigramShift)
+        while true {
+            let k = bigrams[index].key
+            if k == key { return bigrams[index].term }
+            if k == 0 { return insertBigram(p, key, at: index) }
+            index = (index &+ 1) & bigramMask
+        }
+    }
+
+    /// Adds the bigram at p (6 bytes, key `key`) as a new term, in the empty bigram slot `index`.
+    @inline(__always)
+    mutating func insertBigram(_ p: UnsafePointer<UInt8>, _ key: UInt64, at index: Int) -> Int {
+        let t = termCount
+        let used = poolCount
+        if used &+ 6 > poolCapacity {
+            let capacity = poolCapacity * 2
+            pool = AccumulatorState.grown(pool, count: used, capacity: capacity)
+            poolCapacity = capacity
+        }
+        let to = UnsafeMutableRawPointer(pool + used), from = UnsafeRawPointer(p)
+        to.storeBytes(of: from.loadUnaligned(as: UInt32.self), as: UInt32.self)
+        to.storeBytes(of: from.loadUnaligned(fromByteOffset: 2, as: UInt32.self), toByteOffset: 2, as: UInt32.self)
+        (terms + t).initialize(to: Term(hash: TermHash.mix(key), start: Int32(truncatingIfNeeded: used), length: 6,
+                                        tf: 0, mask: 0, residues: 0, bigram: 1))
+        poolCount = used &+ 6
+        bigrams[index] = BigramSlot(key: key, term: t)
+        bigramUsed[bigramCount] = Int32(truncatingIfNeeded: index)
+        bigramCount &+= 1
+        termCount = t &+ 1
+        if termCount == termCapacity { grow() }
+        if bigramCount &* 2 > bigramMask { growBigrams() }
+        return t
+    }
+
+    /// Doubles the bigram table (at most half full).
+    mutating func growBigrams() {
+        let size = (bigramMask + 1) * 2
+        let old = bigrams
+        bigrams = .allocate(capacity: size)
+        bigrams.initialize(repeating: BigramSlot(key: 0, term: 0), count: size)
+        bigramMask = size - 1
+        bigramShift -= 1
+        bigramUsed = AccumulatorState.grown(bigramUsed, count: bigramCount, capacity: size / 2)
+        for u in 0..<bigramCount {
+            let slot = old[Int(bigramUsed[u])]
+            var index = Int(truncatingIfNeeded: (slot.key &* 0x9E37_79B9_7F4A_7C15) &>> bigramShift)
+            while bigrams[index].key != 0 { index = (index &+ 1) & bigramMask }
+            bigrams[index] = slot
+            bigramUsed[u] = Int32(truncatingIfNeeded: index)
+        }
+        old.deallocate()
     }
 
     /// The tokens of one word run at one position; false when it has none (then it takes no position).

@@ -295,6 +295,31 @@ final class SearchAnalyzerTests: XCTestCase {
         }
     }
 
+    /// Bigrams of two 3-byte characters have a table of their own (`DocumentAnalyzer.bigrams`), filled
+    /// by the fast loop and by the general step (Hangul, Extension A, characters after a 4-byte one):
+    /// documents with thousands of distinct bigrams of both kinds grow it in the middle of a run, and
+    /// the next, smaller documents must not see the slots of the one before.
+    func testBigramTableGrowsAndIsEmptiedBetweenDocuments() {
+        var analyzer = DocumentAnalyzer()
+        defer { analyzer.free() }
+        var rng = SplitMix64(seed: 6)
+        let characters = Array("あいうえおかきくけこさしすせそたちつてとアイウエオカキクケコー々一丁七万丈三上下不与両並中仕他付代以東京都庁漢字"
+                               + "가나다라마㐀㐁𠀋𠀌")
+        for (n, size) in [4_000, 30, 12_000, 200, 0, 2_500].enumerated() {
+            var body = ""
+            for k in 0..<size {
+                body.append(characters[rng.below(characters.count)])
+                if rng.below(40) == 0 { body.append(k % 2 == 0 ? "。" : " ") }
+            }
+            let doc = SearchDocument(id: "b\(n)", title: String(body.prefix(20)), url: "/", date: "2020", tags: [], headings: [],
+                                     body: body, code: "", summary: "")
+            for optimistic in [true, false] {
+                analyzer.optimistic = optimistic
+                XCTAssertEqual(Self.terms(analyzer.analyze(doc)), Self.reference(doc), "size \(size) \(optimistic)")
+            }
+        }
+    }
+
     func testEmptyAndSeparatorOnlyFields() {
         var analyzer = DocumentAnalyzer()
         defer { analyzer.free() }
