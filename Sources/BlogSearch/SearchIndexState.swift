@@ -468,6 +468,12 @@ final class TermPartition {
     var arena: UnsafeMutablePointer<UInt8>
     var arenaCount = 0
     var arenaCapacity: Int
+    /// Blocks left behind by buffers that moved, one list per capacity (a power of two, by its
+    /// log2): the arena offset of the first, -1 when none; a free block holds the next one's
+    /// offset. A growing buffer takes a block of its new size from here before the arena grows, so
+    /// the arena ends at about the buffers' final size instead of 2.7 times it (10,000 posts: 25 MB
+    /// instead of 9.5 MB per partition), all of it memory faulted in fresh.
+    var freeBlocks: UnsafeMutablePointer<Int>
     var termSlots = 0
     /// Per term, in one place (one cache line touched per posting added).
     struct Buffer {
@@ -493,6 +499,8 @@ final class TermPartition {
         state.initialize(to: AccumulatorState())
         arenaCapacity = 1 << 16
         arena = .allocate(capacity: arenaCapacity)
+        freeBlocks = .allocate(capacity: Int.bitWidth)
+        freeBlocks.initialize(repeating: -1, count: Int.bitWidth)
         termSlots = 1 << 12
         buffers = .allocate(capacity: termSlots)
     }
@@ -502,6 +510,7 @@ final class TermPartition {
         state.deinitialize(count: 1)
         state.deallocate()
         arena.deallocate()
+        freeBlocks.deallocate()
         buffers.deallocate()
     }
 
@@ -601,20 +610,36 @@ final class TermPartition {
         baseTermCount = id + 1
     }
 
-    /// Moves a term's buffer to the end of the arena with twice the room.
+    /// Moves a term's buffer to a block with twice the room: a free one of that size, else a new one
+    /// at the end of the arena. Its old block goes on the free list of its size.
     private func growBuffer(_ id: Int) {
-        let capacity = max(32, Int(buffers[id].capacity) * 2)
-        if arenaCount + capacity > arenaCapacity {
-            var size = arenaCapacity * 2
-            while arenaCount + capacity > size { size *= 2 }
-            arena = AccumulatorState.grown(arena, count: arenaCount, capacity: size)
-            arenaCapacity = size
+        let old = buffers[id]
+        let oldCapacity = Int(old.capacity)
+        let capacity = max(32, oldCapacity * 2)  // a power of two, so blocks of one size are interchangeable
+        let size = capacity.trailingZeroBitCount
+        var start = freeBlocks[size]
+        if start >= 0 {
+            freeBlocks[size] = UnsafeRawPointer(arena + start).load(as: Int.self)
+        } else {
+            if arenaCount + capacity > arenaCapacity {
+                var size = arenaCapacity * 2
+                while arenaCount + capacity > size { size *= 2 }
+                arena = AccumulatorState.grown(arena, count: arenaCount, capacity: size)
+                arenaCapacity = size
+            }
+            start = arenaCount
+            arenaCount += capacity
         }
-        let length = Int(buffers[id].length)
-        if length > 0 { (arena + arenaCount).update(from: arena + buffers[id].start, count: length) }
-        buffers[id].start = arenaCount
+        let length = Int(old.length)
+        if length > 0 { (arena + start).update(from: arena + old.start, count: length) }
+        if oldCapacity > 0 {
+            // Blocks start at multiples of 32 (the arena is malloc's, aligned), room for an offset.
+            let oldSize = oldCapacity.trailingZeroBitCount
+            UnsafeMutableRawPointer(arena + old.start).storeBytes(of: freeBlocks[oldSize], as: Int.self)
+            freeBlocks[oldSize] = old.start
+        }
+        buffers[id].start = start
         buffers[id].capacity = Int32(capacity)
-        arenaCount += capacity
     }
 
     /// Computes entry sizes and the term order after the documents of a full build are added.
