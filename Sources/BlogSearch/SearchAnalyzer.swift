@@ -624,6 +624,8 @@ struct DocumentAnalyzer {
         var tokens = 0
         var previous = start
         var i = start &+ length
+        let e3 = classes + 256
+        var separator = false
         while i < n {
             if i &- previous == 3 {
                 // Fast loop: stable 3-byte CJK characters after a 3-byte character.
@@ -631,16 +633,21 @@ struct DocumentAnalyzer {
                 let first = p + i, end = p + n
                 let fastE3 = cjkE3
                 var q = first
+                separator = false
                 repeat {
+                    // Kana (lead byte E3) first: most of a Japanese text's characters.
                     let b0 = q[0]
-                    if b0 &- 0xE5 >= 5 {  // not U+5000…U+9FFF (unified ideographs)
-                        if b0 == 0xE3 {
-                            // U+3000…U+3FFF: a stable CJK character, else the general step.
-                            let v = Int(UnsafeRawPointer(q + 1).loadUnaligned(as: UInt16.self).littleEndian)
-                            if fastE3[v &- 0x8080] == 0 { break }
-                        } else if b0 != 0xE4 || q[1] < 0xB8 {  // U+4E00…U+4FFF are E4 B8 80…E4 BF BF
+                    if b0 == 0xE3 {
+                        // U+3000…U+3FFF: a stable CJK character, else the general step, or the end of
+                        // the run at a stable separator (、。「」…).
+                        let v = Int(UnsafeRawPointer(q + 1).loadUnaligned(as: UInt16.self).littleEndian)
+                        if fastE3[v &- 0x8080] == 0 {
+                            separator = e3[(v & 0x3F) << 6 | (v >> 8 & 0x3F)] & 7 == ScanTables.stable
                             break
                         }
+                    } else if b0 &- 0xE5 >= 5 && (b0 != 0xE4 || q[1] < 0xB8) {
+                        // Not U+5000…U+9FFF (unified ideographs) nor U+4E00…U+4FFF (E4 B8 80…E4 BF BF).
+                        break
                     }
                     let key = DocumentAnalyzer.bigramKey(q - 3)
                     var index = Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) &>> shift)
@@ -669,6 +676,7 @@ struct DocumentAnalyzer {
                     previous = i &- 3
                     if i >= n { break }
                 }
+                if separator { break }  // what the general step would find for the character at i
             }
             // General step: one character, fully classified; its bigram through `add`.
             let b0 = p[i]
