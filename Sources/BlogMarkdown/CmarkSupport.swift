@@ -156,13 +156,107 @@ func replace(_ old: Node, with new: Node) {
 
 /// Visits every node (enter and exit events). Collect first, change afterwards.
 @inline(__always) func walk(_ root: Node, _ body: (Node, Bool) -> Void) {
-    guard let iter = cmark_iter_new(root) else { return }
-    defer { cmark_iter_free(iter) }
-    while true {
-        let event = cmark_iter_next(iter)
-        if event == CMARK_EVENT_DONE { break }
-        guard let node = cmark_iter_get_node(iter) else { continue }
-        body(node, event == CMARK_EVENT_ENTER)
+    walk(root) { node, entering, _ in body(node, entering) }
+}
+
+/// `walk` with each node's type.
+@inline(__always) func walk(_ root: Node, _ body: (Node, Bool, cmark_node_type) -> Void) {
+    var cursor = TreeCursor(root)
+    defer { cursor.close() }
+    while let (node, entering, type) = cursor.next() { body(node, entering, type) }
+}
+
+// cmark 0.30's node starts `mem, next, prev, parent, first_child, last_child, user_data, data, len,
+// start_line, start_column, end_line, end_column, internal_offset, type` (node.h). Two full walks per
+// document went through `cmark_iter_next` and `cmark_iter_get_node`, a call each per event and a
+// `cmark_node_get_type` per node; `TreeCursor` reads those links itself when a probe at startup finds
+// this layout (as `storedLiteralLength` does), else it uses cmark's iterator.
+private let nextOffset = 1 * MemoryLayout<UnsafeRawPointer>.stride
+private let parentOffset = 3 * MemoryLayout<UnsafeRawPointer>.stride
+private let firstChildOffset = 4 * MemoryLayout<UnsafeRawPointer>.stride
+private let typeOffset = literalLengthOffset + 6 * MemoryLayout<Int32>.stride
+
+@inline(__always) private func link(_ node: Node, _ offset: Int) -> Node? {
+    UnsafeRawPointer(node).load(fromByteOffset: offset, as: Node?.self)
+}
+
+@inline(__always) private func storedType(_ node: Node) -> UInt32 {
+    UInt32(UnsafeRawPointer(node).load(fromByteOffset: typeOffset, as: UInt16.self))
+}
+
+/// The node types cmark's iterator enters without exiting (`S_is_leaf` in iterator.c); computed
+/// where it is used (a global would be a lazy one, checked on every step).
+@inline(__always) private var leafMask: UInt32 {
+    (1 << CMARK_NODE_HTML_BLOCK.rawValue) | (1 << CMARK_NODE_THEMATIC_BREAK.rawValue) | (1 << CMARK_NODE_CODE_BLOCK.rawValue)
+        | (1 << CMARK_NODE_TEXT.rawValue) | (1 << CMARK_NODE_SOFTBREAK.rawValue) | (1 << CMARK_NODE_LINEBREAK.rawValue)
+        | (1 << CMARK_NODE_CODE.rawValue) | (1 << CMARK_NODE_HTML_INLINE.rawValue)
+}
+
+/// Whether `TreeCursor` may read the links and types itself: checked on a small tree of every
+/// node kind the walks meet, against cmark's accessors.
+let directTreeWalk: Bool = {
+    guard MemoryLayout<Int>.size == 8, literalLengthField else { return false }
+    let markdown = "# a *b*\n\n> - c `d` <i>\n>   e  \n>   f\n\n```\ng\n```\n\n<p>\n\n---\n[h](i) ![j](k)\n"
+    guard let doc = cmark_parse_document(markdown, markdown.utf8.count, 0) else { return false }
+    defer { cmark_node_free(doc) }
+    let custom = cmark_node_new(CMARK_NODE_CUSTOM_BLOCK)!
+    if cmark_node_append_child(doc, custom) == 0 { cmark_node_free(custom); return false }
+    var seen: UInt32 = 0
+    var stack: [Node] = [doc]
+    while let node = stack.popLast() {
+        guard storedType(node) == cmark_node_get_type(node).rawValue,
+              link(node, nextOffset) == cmark_node_next(node),
+              link(node, parentOffset) == cmark_node_parent(node),
+              link(node, firstChildOffset) == cmark_node_first_child(node) else { return false }
+        seen |= 1 << storedType(node)
+        var child = cmark_node_first_child(node)
+        while let c = child { stack.append(c); child = cmark_node_next(c) }
+    }
+    return seen.nonzeroBitCount >= 16 // the probe itself parsed as expected
+}()
+
+/// cmark's iterator (same events, same order) over a tree that is not changed meanwhile.
+struct TreeCursor {
+    private let root: Node
+    private var node: Node?
+    private var entering = true
+    private var started = false
+    private let iter: OpaquePointer?
+
+    /// (`direct: false` only to check the direct walk against cmark's iterator)
+    @inline(__always) init(_ root: Node, direct: Bool = directTreeWalk) {
+        self.root = root
+        node = root
+        iter = direct ? nil : cmark_iter_new(root)
+    }
+
+    @inline(__always) func close() { if let iter { cmark_iter_free(iter) } }
+
+    /// The next node, whether it is entered, and its type; nil when done.
+    @inline(__always) mutating func next() -> (Node, Bool, cmark_node_type)? {
+        if let iter {
+            let event = cmark_iter_next(iter)
+            guard event != CMARK_EVENT_DONE, let n = cmark_iter_get_node(iter) else { return nil }
+            return (n, event == CMARK_EVENT_ENTER, cmark_node_get_type(n))
+        }
+        guard let current = node else { return nil }
+        if !started {
+            started = true
+            return (current, true, cmark_node_type(storedType(current)))
+        }
+        if entering && (leafMask >> storedType(current)) & 1 == 0 {
+            if let child = link(current, firstChildOffset) { node = child } else { entering = false }
+        } else if current == root {
+            node = nil
+        } else if let sibling = link(current, nextOffset) {
+            node = sibling
+            entering = true
+        } else {
+            node = link(current, parentOffset)
+            entering = false
+        }
+        guard let n = node else { return nil }
+        return (n, entering, cmark_node_type(storedType(n)))
     }
 }
 

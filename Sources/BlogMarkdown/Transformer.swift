@@ -834,9 +834,8 @@ final class Transformer {
         // Text and code spans come in runs of siblings: their parent is checked once per run.
         var lastParent: Node?
         var lastParentIsCJK = false
-        walk(doc) { node, entering in
+        walk(doc) { node, entering, t in
             guard entering else { return }
-            let t = kind(node)
             switch t {
             case CMARK_NODE_TEXT, CMARK_NODE_CODE:
                 guard qiita, let parent = cmark_node_parent(node) else { return }
@@ -871,9 +870,8 @@ final class Transformer {
     /// flag of their own: the first walk's flags are still set on the containers that survived).
     private func inlineContainers(_ doc: Node) -> [Node] {
         var containers: [Node] = []
-        walk(doc) { node, entering in
+        walk(doc) { node, entering, t in
             guard entering else { return }
-            let t = kind(node)
             if t == CMARK_NODE_TEXT || t == CMARK_NODE_CODE, let parent = cmark_node_parent(node), !hasFlag(parent, Transformer.inlineSeenAgainFlag) {
                 setFlag(parent, Transformer.inlineSeenAgainFlag)
                 containers.append(parent)
@@ -1257,8 +1255,8 @@ final class Transformer {
         let qiita = options.qiitaExtensions
         for heading in headingNodes {
             var text: [UInt8] = []
-            walk(heading) { node, entering in
-                if entering, kind(node) == CMARK_NODE_TEXT || kind(node) == CMARK_NODE_CODE { text.append(contentsOf: literalBytes(node)) }
+            walk(heading) { node, entering, t in
+                if entering, t == CMARK_NODE_TEXT || t == CMARK_NODE_CODE { text.append(contentsOf: literalBytes(node)) }
             }
             // whole literals of a valid document, and ids made of their characters: valid UTF-8
             let title = makeString(&text, trusted: true)
@@ -1398,14 +1396,9 @@ final class Transformer {
 
         // (no nested functions here: capturing `out` would put it in a box with an exclusivity check per access)
 
-        guard let iter = cmark_iter_new(doc) else { return out }
-        defer { cmark_iter_free(iter) }
-        while true {
-            let event = cmark_iter_next(iter)
-            if event == CMARK_EVENT_DONE { break }
-            guard let node = cmark_iter_get_node(iter) else { continue }
-            let entering = event == CMARK_EVENT_ENTER
-            let type = kind(node)
+        var cursor = TreeCursor(doc)
+        defer { cursor.close() }
+        while let (node, entering, type) = cursor.next() {
 
             if let image = altImage {
                 // inside an image: only its alt text is written, as an attribute value

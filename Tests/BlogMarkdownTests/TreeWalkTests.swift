@@ -1,0 +1,52 @@
+import CCmark
+import XCTest
+@testable import BlogMarkdown
+
+/// `TreeCursor` reads cmark's node links itself; it must give cmark's iterator's events exactly,
+/// from the document and from every node as the root (the heading walk starts below the document),
+/// on empty containers, leaves at the end of their parent and custom nodes.
+final class TreeWalkTests: XCTestCase {
+    private func events(_ root: Node, direct: Bool) -> [String] {
+        var cursor = TreeCursor(root, direct: direct)
+        defer { cursor.close() }
+        var out: [String] = []
+        while let (node, entering, type) = cursor.next() {
+            XCTAssertEqual(type, cmark_node_get_type(node))
+            out.append("\(UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(node)))) \(entering) \(type.rawValue)")
+        }
+        return out
+    }
+
+    func testSameEventsAsCmarkIterator() {
+        XCTAssertTrue(directTreeWalk, "the probe failed: the walks below only compare the iterator with itself")
+        let documents = [
+            "",
+            "#\n\n>\n\n-\n\n1.\n\n[]()\n\n![]()\n\n**",
+            "# a *b* `c`\n\n> - d **e _f_** <i>\n>   g  \n>   h\n>\n>   ```\n>   i\n>   ```\n\n<div>\n\n---\n\n[j](k) ![l *m*](n)\n",
+            "- a\n  - b\n    - c\n\n      > d\n\ne",
+            "    code\n\ntext\\\nbreak\n\n***\n",
+        ]
+        for markdown in documents {
+            guard let doc = cmark_parse_document(markdown, markdown.utf8.count, 0) else { return XCTFail() }
+            defer { cmark_node_free(doc) }
+            // empty and non-empty custom nodes, last in their parents
+            let custom = cmark_node_new(CMARK_NODE_CUSTOM_BLOCK)!
+            XCTAssertEqual(cmark_node_append_child(doc, custom), 1)
+            let inner = cmark_node_new(CMARK_NODE_CUSTOM_BLOCK)!
+            XCTAssertEqual(cmark_node_append_child(custom, inner), 1)
+            let paragraph = cmark_node_new(CMARK_NODE_PARAGRAPH)!
+            XCTAssertEqual(cmark_node_append_child(doc, paragraph), 1)
+            XCTAssertEqual(cmark_node_append_child(paragraph, cmark_node_new(CMARK_NODE_CUSTOM_INLINE)!), 1)
+
+            let all = events(doc, direct: false)
+            XCTAssertEqual(events(doc, direct: true), all, markdown.debugDescription)
+            XCTAssertGreaterThan(all.count, 6)
+            var cursor = TreeCursor(doc, direct: false)
+            defer { cursor.close() }
+            while let (node, entering, _) = cursor.next() {
+                guard entering else { continue }
+                XCTAssertEqual(events(node, direct: true), events(node, direct: false), markdown.debugDescription)
+            }
+        }
+    }
+}
