@@ -35,6 +35,18 @@ func lineBreak(_ number: Int, in parent: Node) -> Node? {
     return UnsafeBufferPointer(start: base, count: strlen(p))
 }
 
+/// `literalBytes` of a text, code span, raw HTML or code block (types whose literal
+/// `cmark_node_get_literal` returns as `data`, or "" when there is none), read without that call.
+@inline(__always) func literalBytes(ofLiteralNode node: Node) -> UnsafeBufferPointer<UInt8> {
+    guard literalLengthField else { return literalBytes(node) }
+    let raw = UnsafeRawPointer(node)
+    guard let data = raw.load(fromByteOffset: literalDataOffset, as: UnsafePointer<UInt8>?.self) else {
+        return UnsafeBufferPointer(start: nil, count: 0)
+    }
+    let length = Int(raw.load(fromByteOffset: literalLengthOffset, as: Int32.self))
+    return UnsafeBufferPointer(start: data, count: length >= 0 ? length : strlen(UnsafeRawPointer(data).assumingMemoryBound(to: CChar.self)))
+}
+
 // cmark 0.30 keeps a literal's length next to its bytes (`unsigned char *data; bufsize_t len;` in
 // node.h) but has no accessor for it, so every literal read cost a strlen, three times per text node.
 // The length is read from there only when a probe at startup finds that layout (Debian's libcmark

@@ -848,7 +848,7 @@ final class Transformer {
                     }
                 }
                 guard t == CMARK_NODE_TEXT else { return }
-                let lit = literalBytes(node)
+                let lit = literalBytes(ofLiteralNode: node)
                 let scan = Transformer.scanText(lit)
                 setFlag(node, scan)
                 if !lastParentIsCJK && scan & Transformer.textStarFlag != 0 && hasCJKStrongRun(lit) {
@@ -1256,7 +1256,7 @@ final class Transformer {
         for heading in headingNodes {
             var text: [UInt8] = []
             walk(heading) { node, entering, t in
-                if entering, t == CMARK_NODE_TEXT || t == CMARK_NODE_CODE { text.append(contentsOf: literalBytes(node)) }
+                if entering, t == CMARK_NODE_TEXT || t == CMARK_NODE_CODE { text.append(contentsOf: literalBytes(ofLiteralNode: node)) }
             }
             // whole literals of a valid document, and ids made of their characters: valid UTF-8
             let title = makeString(&text, trusted: true)
@@ -1404,19 +1404,19 @@ final class Transformer {
                 // inside an image: only its alt text is written, as an attribute value
                 switch type {
                 case CMARK_NODE_TEXT:
-                    let lit = literalBytes(node)
+                    let lit = literalBytes(ofLiteralNode: node)
                     out.appendEscaped(lit)
                     if inImage == 0 { plainText.append(lit) }
                     continue
                 case CMARK_NODE_CODE:
-                    let lit = literalBytes(node)
+                    let lit = literalBytes(ofLiteralNode: node)
                     out.appendEscaped(lit)
                     if inImage == 0 { plainText.append(lit) }
                     codeText.append(lit)
                     codeText.append(0x0A)
                     continue
                 case CMARK_NODE_HTML_INLINE:
-                    if !qiitaAlt { out.appendEscaped(literalBytes(node)) }
+                    if !qiitaAlt { out.appendEscaped(literalBytes(ofLiteralNode: node)) }
                     continue
                 case CMARK_NODE_SOFTBREAK, CMARK_NODE_LINEBREAK:
                     out.append(0x20)
@@ -1446,7 +1446,7 @@ final class Transformer {
             case CMARK_NODE_DOCUMENT:
                 break
             case CMARK_NODE_TEXT:
-                let lit = literalBytes(node)
+                let lit = literalBytes(ofLiteralNode: node)
                 out.appendEscaped(lit)
                 if inImage == 0 { plainText.append(lit) }
             case CMARK_NODE_SOFTBREAK:
@@ -1456,7 +1456,7 @@ final class Transformer {
                 out.append(static: "<br />\n")
                 if inImage == 0 { plainText.append(0x0A) }
             case CMARK_NODE_CODE:
-                let lit = literalBytes(node)
+                let lit = literalBytes(ofLiteralNode: node)
                 out.append(static: "<code>")
                 out.appendEscaped(lit)
                 out.append(static: "</code>")
@@ -1628,7 +1628,7 @@ final class Transformer {
                     out.appendEscaped(UnsafeBufferPointer(rebasing: info[0..<firstTag]))
                     out.append(static: "\">")
                 }
-                out.appendEscaped(literalBytes(node))
+                out.appendEscaped(literalBytes(ofLiteralNode: node))
                 out.append(static: "</code></pre>\n")
             case CMARK_NODE_HTML_BLOCK:
                 newlineIfNeeded(&out)

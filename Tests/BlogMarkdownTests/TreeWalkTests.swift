@@ -49,4 +49,26 @@ final class TreeWalkTests: XCTestCase {
             }
         }
     }
+
+    /// `literalBytes(ofLiteralNode:)` reads the literal without cmark's call: same bytes, also for
+    /// empty literals (cmark's static "") and literals set afterwards.
+    func testLiteralReadDirectly() {
+        let markdown = "a `b` <i>\n\n```\nc\n```\n\n<div>\n\n```\n```\n\n長い文字列 **x**\n"
+        guard let doc = cmark_parse_document(markdown, markdown.utf8.count, 0) else { return XCTFail() }
+        defer { cmark_node_free(doc) }
+        let empty = cmark_node_new(CMARK_NODE_TEXT)!, set = cmark_node_new(CMARK_NODE_CODE)!
+        XCTAssertEqual(cmark_node_set_literal(set, "set later"), 1)
+        let paragraph = cmark_node_new(CMARK_NODE_PARAGRAPH)!
+        XCTAssertEqual(cmark_node_append_child(doc, paragraph), 1)
+        XCTAssertEqual(cmark_node_append_child(paragraph, empty), 1)
+        XCTAssertEqual(cmark_node_append_child(paragraph, set), 1)
+        var checked = 0
+        walk(doc) { node, entering, type in
+            guard entering, [CMARK_NODE_TEXT, CMARK_NODE_CODE, CMARK_NODE_HTML_INLINE, CMARK_NODE_HTML_BLOCK, CMARK_NODE_CODE_BLOCK].contains(type) else { return }
+            let c = cmark_node_get_literal(node)!
+            XCTAssertEqual(Array(literalBytes(ofLiteralNode: node)), Array(UnsafeBufferPointer(start: UnsafeRawPointer(c).assumingMemoryBound(to: UInt8.self), count: strlen(c))))
+            checked += 1
+        }
+        XCTAssertGreaterThanOrEqual(checked, 10)
+    }
 }
