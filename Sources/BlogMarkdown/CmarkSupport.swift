@@ -227,6 +227,16 @@ let directTreeWalk: Bool = {
     return seen.nonzeroBitCount >= 16 // the probe itself parsed as expected
 }()
 
+/// A node's next sibling and type, read directly when `direct` (`directTreeWalk`, read once by the
+/// caller: the global is checked on every access) for loops over many children.
+@inline(__always) func nextSibling(_ node: Node, direct: Bool) -> Node? {
+    direct ? link(node, nextOffset) : cmark_node_next(node)
+}
+
+@inline(__always) func kind(_ node: Node, direct: Bool) -> cmark_node_type {
+    direct ? cmark_node_type(storedType(node)) : cmark_node_get_type(node)
+}
+
 /// cmark's iterator (same events, same order) over a tree that is not changed meanwhile.
 struct TreeCursor {
     private let root: Node

@@ -983,12 +983,13 @@ final class Transformer {
     private func processInlines(_ container: Node) {
         let linksAllowed = !insideLink(container)
         var hasDelimiters = false
+        let direct = directTreeWalk
         var child = cmark_node_first_child(container)
         while let c = child {
-            let next = cmark_node_next(c)
-            let t = kind(c)
+            let next = nextSibling(c, direct: direct)
+            let t = kind(c, direct: direct)
             if t == CMARK_NODE_CODE {
-                let lit = literalBytes(c)
+                let lit = literalBytes(ofLiteralNode: c)
                 if lit.count >= 6 && lit.starts(with: mathMarker) && lit[(lit.count - 3)...].elementsEqual(mathMarker) {
                     var html = Array("<span class=\"math inline\">".utf8)
                     appendEscaped(&html, lit[3..<(lit.count - 3)])
@@ -1023,7 +1024,7 @@ final class Transformer {
     /// Footnote references, autolinks and stray markers in one text node. Returns whether the text
     /// (or its remains) contains `~`, `*` or `_` for the delimiter pass.
     private func splitText(_ node: Node, linksAllowed: Bool) -> Bool {
-        let lit = literalBytes(node)
+        let lit = literalBytes(ofLiteralNode: node)
         let n = lit.count
         // what `collectNodes` found in the literal, or a scan now for text made or changed since
         let data = Int(bitPattern: cmark_node_get_user_data(node))

@@ -12,6 +12,8 @@ final class TreeWalkTests: XCTestCase {
         var out: [String] = []
         while let (node, entering, type) = cursor.next() {
             XCTAssertEqual(type, cmark_node_get_type(node))
+            XCTAssertEqual(kind(node, direct: true), cmark_node_get_type(node))
+            XCTAssertEqual(nextSibling(node, direct: true), cmark_node_next(node))
             out.append("\(UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(node)))) \(entering) \(type.rawValue)")
         }
         return out
