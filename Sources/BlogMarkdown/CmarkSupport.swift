@@ -227,10 +227,18 @@ let directTreeWalk: Bool = {
     return seen.nonzeroBitCount >= 16 // the probe itself parsed as expected
 }()
 
-/// A node's next sibling and type, read directly when `direct` (`directTreeWalk`, read once by the
+/// A node's links and type, read directly when `direct` (`directTreeWalk`, read once by the
 /// caller: the global is checked on every access) for loops over many children.
 @inline(__always) func nextSibling(_ node: Node, direct: Bool) -> Node? {
     direct ? link(node, nextOffset) : cmark_node_next(node)
+}
+
+@inline(__always) func firstChild(_ node: Node, direct: Bool) -> Node? {
+    direct ? link(node, firstChildOffset) : cmark_node_first_child(node)
+}
+
+@inline(__always) func parentNode(_ node: Node, direct: Bool) -> Node? {
+    direct ? link(node, parentOffset) : cmark_node_parent(node)
 }
 
 @inline(__always) func kind(_ node: Node, direct: Bool) -> cmark_node_type {
@@ -282,24 +290,25 @@ struct TreeCursor {
     }
 }
 
-/// Visits the block nodes under `root` in document order (what `walk` enters), without going into
-/// the inline content of paragraphs and headings, which is most of a document's nodes. Collect first,
-/// change afterwards.
-@inline(__always) func walkBlocks(_ root: Node, _ body: (Node) -> Void) {
-    var next: Node? = cmark_node_first_child(root)
+/// Visits the block nodes under `root` in document order (what `walk` enters), with their types,
+/// without going into the inline content of paragraphs and headings, which is most of a document's
+/// nodes. Collect first, change afterwards.
+@inline(__always) func walkBlocks(_ root: Node, _ body: (Node, cmark_node_type) -> Void) {
+    let direct = directTreeWalk
+    var next: Node? = firstChild(root, direct: direct)
     while let node = next {
-        body(node)
-        let t = kind(node)
+        let t = kind(node, direct: direct)
+        body(node, t)
         if t == CMARK_NODE_BLOCK_QUOTE || t == CMARK_NODE_LIST || t == CMARK_NODE_ITEM || t == CMARK_NODE_CUSTOM_BLOCK,
-           let child = cmark_node_first_child(node), isBlock(kind(child)) {
+           let child = firstChild(node, direct: direct), isBlock(kind(child, direct: direct)) {
             next = child
             continue
         }
         var current = node
         next = nil
         while true {
-            if let sibling = cmark_node_next(current) { next = sibling; break }
-            guard let parent = cmark_node_parent(current), parent != root else { break }
+            if let sibling = nextSibling(current, direct: direct) { next = sibling; break }
+            guard let parent = parentNode(current, direct: direct), parent != root else { break }
             current = parent
         }
     }

@@ -144,8 +144,8 @@ final class Transformer {
 
     private func groupNotes(_ doc: Node) {
         var markers: [Node] = []
-        walkBlocks(doc) { node in
-            if kind(node) == CMARK_NODE_HTML_BLOCK && literalBytes(node).starts(with: noteMarkerPrefix) {
+        walkBlocks(doc) { node, t in
+            if t == CMARK_NODE_HTML_BLOCK && literalBytes(ofLiteralNode: node).starts(with: noteMarkerPrefix) {
                 markers.append(node)
             }
         }
@@ -197,8 +197,8 @@ final class Transformer {
 
     private func findFootnoteDefinitions(_ doc: Node) {
         var paragraphs: [Node] = []
-        walkBlocks(doc) { node in
-            if kind(node) == CMARK_NODE_PARAGRAPH { paragraphs.append(node) }
+        walkBlocks(doc) { node, t in
+            if t == CMARK_NODE_PARAGRAPH { paragraphs.append(node) }
         }
         // Definitions on consecutive lines are one paragraph for cmark: split before each marker line.
         var found: [Node] = []
@@ -343,8 +343,8 @@ final class Transformer {
         // no pipe anywhere, no table
         guard !source.isEmpty && memchr(source.baseAddress!, Int32(UInt8(ascii: "|")), source.count) != nil else { return }
         var candidates: [Node] = []
-        walkBlocks(doc) { node in
-            if kind(node) == CMARK_NODE_PARAGRAPH && cmark_node_get_end_line(node) > cmark_node_get_start_line(node) {
+        walkBlocks(doc) { node, t in
+            if t == CMARK_NODE_PARAGRAPH && cmark_node_get_end_line(node) > cmark_node_get_start_line(node) {
                 candidates.append(node)
             }
         }

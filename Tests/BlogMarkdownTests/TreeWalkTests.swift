@@ -43,6 +43,17 @@ final class TreeWalkTests: XCTestCase {
             let all = events(doc, direct: false)
             XCTAssertEqual(events(doc, direct: true), all, markdown.debugDescription)
             XCTAssertGreaterThan(all.count, 6)
+            // walkBlocks: the block nodes cmark's iterator enters below the document, in its order
+            var blocks: [String] = [], expected: [String] = []
+            walkBlocks(doc) { node, type in
+                XCTAssertEqual(type, cmark_node_get_type(node))
+                blocks.append("\(UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(node)))) true \(type.rawValue)")
+            }
+            for event in all.dropFirst() where event.contains(" true ") {
+                let type = UInt32(event.split(separator: " ")[2])!
+                if type >= CMARK_NODE_FIRST_BLOCK.rawValue && type <= CMARK_NODE_LAST_BLOCK.rawValue { expected.append(event) }
+            }
+            XCTAssertEqual(blocks, expected, markdown.debugDescription)
             var cursor = TreeCursor(doc, direct: false)
             defer { cursor.close() }
             while let (node, entering, _) = cursor.next() {
