@@ -186,6 +186,7 @@ func replace(_ old: Node, with new: Node) {
 private let nextOffset = 1 * MemoryLayout<UnsafeRawPointer>.stride
 private let parentOffset = 3 * MemoryLayout<UnsafeRawPointer>.stride
 private let firstChildOffset = 4 * MemoryLayout<UnsafeRawPointer>.stride
+private let userDataOffset = 6 * MemoryLayout<UnsafeRawPointer>.stride
 private let typeOffset = literalLengthOffset + 6 * MemoryLayout<Int32>.stride
 
 @inline(__always) private func link(_ node: Node, _ offset: Int) -> Node? {
@@ -220,6 +221,11 @@ let directTreeWalk: Bool = {
               link(node, nextOffset) == cmark_node_next(node),
               link(node, parentOffset) == cmark_node_parent(node),
               link(node, firstChildOffset) == cmark_node_first_child(node) else { return false }
+        let mark = UnsafeMutableRawPointer(bitPattern: Int(storedType(node)) << 8 | 0x5A)
+        cmark_node_set_user_data(node, mark)
+        guard userData(node, direct: true) == Int(bitPattern: mark) else { return false }
+        setUserData(node, 0x1234, direct: true)
+        guard cmark_node_get_user_data(node) == UnsafeMutableRawPointer(bitPattern: 0x1234) else { return false }
         seen |= 1 << storedType(node)
         var child = cmark_node_first_child(node)
         while let c = child { stack.append(c); child = cmark_node_next(c) }
@@ -239,6 +245,19 @@ let directTreeWalk: Bool = {
 
 @inline(__always) func parentNode(_ node: Node, direct: Bool) -> Node? {
     direct ? link(node, parentOffset) : cmark_node_parent(node)
+}
+
+/// The node's user data (the dialect's flags), read and written directly when `direct`.
+@inline(__always) func userData(_ node: Node, direct: Bool) -> Int {
+    direct ? UnsafeRawPointer(node).load(fromByteOffset: userDataOffset, as: Int.self) : Int(bitPattern: cmark_node_get_user_data(node))
+}
+
+@inline(__always) func setUserData(_ node: Node, _ value: Int, direct: Bool) {
+    if direct {
+        UnsafeMutableRawPointer(node).storeBytes(of: value, toByteOffset: userDataOffset, as: Int.self)
+    } else {
+        cmark_node_set_user_data(node, UnsafeMutableRawPointer(bitPattern: value))
+    }
 }
 
 @inline(__always) func kind(_ node: Node, direct: Bool) -> cmark_node_type {

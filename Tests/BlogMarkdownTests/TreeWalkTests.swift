@@ -14,6 +14,13 @@ final class TreeWalkTests: XCTestCase {
             XCTAssertEqual(type, cmark_node_get_type(node))
             XCTAssertEqual(kind(node, direct: true), cmark_node_get_type(node))
             XCTAssertEqual(nextSibling(node, direct: true), cmark_node_next(node))
+            XCTAssertEqual(firstChild(node, direct: true), cmark_node_first_child(node))
+            XCTAssertEqual(parentNode(node, direct: true), cmark_node_parent(node))
+            let mark = out.count << 8 | 0x35
+            setUserData(node, mark, direct: true)
+            XCTAssertEqual(cmark_node_get_user_data(node), UnsafeMutableRawPointer(bitPattern: mark))
+            cmark_node_set_user_data(node, UnsafeMutableRawPointer(bitPattern: mark + 1))
+            XCTAssertEqual(userData(node, direct: true), mark + 1)
             out.append("\(UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(node)))) \(entering) \(type.rawValue)")
         }
         return out
