@@ -840,7 +840,7 @@ final class Transformer {
             guard entering else { return }
             switch t {
             case CMARK_NODE_TEXT, CMARK_NODE_CODE:
-                guard qiita, let parent = cmark_node_parent(node) else { return }
+                guard qiita, let parent = parentNode(node, direct: direct) else { return }
                 if parent != lastParent {
                     lastParent = parent
                     lastParentIsCJK = hasFlag(parent, Transformer.cjkSeenFlag)
@@ -874,7 +874,7 @@ final class Transformer {
         var containers: [Node] = []
         walk(doc) { node, entering, t in
             guard entering else { return }
-            if t == CMARK_NODE_TEXT || t == CMARK_NODE_CODE, let parent = cmark_node_parent(node), !hasFlag(parent, Transformer.inlineSeenAgainFlag) {
+            if t == CMARK_NODE_TEXT || t == CMARK_NODE_CODE, let parent = parentNode(node, direct: direct), !hasFlag(parent, Transformer.inlineSeenAgainFlag) {
                 setFlag(parent, Transformer.inlineSeenAgainFlag)
                 containers.append(parent)
             }
