@@ -97,6 +97,22 @@ final class CoreTests: XCTestCase {
                               [0xED, 0xA0, 0x80], [0xED, 0xBF, 0xBF], [0xE3, 0x81], [0xE3, 0x41, 0x81], [0xE3, 0x81, 0x41], [0xE3, 0x81, 0xC0],
                               [0xEF, 0xBF], [0xF0, 0x80, 0x80, 0x80], [0xF0, 0x8F, 0xBF, 0xBF], [0xF4, 0x90, 0x80, 0x80],
                               [0xF5, 0x80, 0x80, 0x80], [0xF0, 0x9F, 0x8D], [0xF0, 0x9F, 0x8D, 0x41], [0xF8], [0xFE], [0xFF]]
+        checkFirstInvalidOffsets(texts, bad)
+    }
+
+    /// Runs of three-byte characters (checked five a load) with the leads that need a range
+    /// check (E0, ED), and other lengths, at every place of such a run.
+    func testValidationInLongRunsOfThreeByteCharacters() {
+        let texts = [(0..<30).map { k in k % 7 == 3 ? "\u{800}" : k % 11 == 5 ? "\u{D7FF}" : k % 13 == 8 ? "\u{E000}" : "か" }.joined(),
+                     "x" + String(repeating: "漢字。", count: 12), "日本語日本語日本語é日本語日本語🍣日本語日本語a日本語日本語日本語日本語"]
+        let bad: [[UInt8]] = [[0x80], [0xC2], [0xE0, 0x80, 0x80], [0xE0, 0x9F, 0xBF], [0xED, 0xA0, 0x80], [0xE3, 0x81], [0xE3, 0x41, 0x81],
+                              [0xE3, 0x81, 0xC0], [0xF0, 0x9F, 0x8D], [0xFF]]
+        checkFirstInvalidOffsets(texts, bad)
+    }
+
+    /// Each text is valid; every cut of it, and each bad sequence inserted at or written over
+    /// every position, is reported where the reference finds the first bad byte.
+    private func checkFirstInvalidOffsets(_ texts: [String], _ bad: [[UInt8]]) {
         for text in texts {
             let valid = Array(text.utf8)
             XCTAssertNil(SourceText.firstInvalidUTF8(valid[...]), text)
@@ -113,33 +129,6 @@ final class CoreTests: XCTestCase {
                     XCTAssertNotNil(expected)
                     XCTAssertEqual(SourceText.firstInvalidUTF8(bytes[...]), expected, "\(sequence) at \(position) of \(text)")
                     // Overwriting instead of inserting, too (a character's continuation bytes replaced).
-                    var overwritten = valid
-                    for (k, byte) in sequence.enumerated() where position + k < overwritten.count { overwritten[position + k] = byte }
-                    XCTAssertEqual(SourceText.firstInvalidUTF8(overwritten[...]), referenceFirstInvalid(overwritten), "\(sequence) over \(position) of \(text)")
-                }
-            }
-        }
-    }
-
-    /// Runs of three-byte characters (checked five a load) with the leads that need a range
-    /// check (E0, ED), and other lengths, at every place of such a run.
-    func testValidationInLongRunsOfThreeByteCharacters() {
-        let texts = [(0..<30).map { k in k % 7 == 3 ? "\u{800}" : k % 11 == 5 ? "\u{D7FF}" : k % 13 == 8 ? "\u{E000}" : "か" }.joined(),
-                     "x" + String(repeating: "漢字。", count: 12), "日本語日本語日本語é日本語日本語🍣日本語日本語a日本語日本語日本語日本語"]
-        let bad: [[UInt8]] = [[0x80], [0xC2], [0xE0, 0x80, 0x80], [0xE0, 0x9F, 0xBF], [0xED, 0xA0, 0x80], [0xE3, 0x81], [0xE3, 0x41, 0x81],
-                              [0xE3, 0x81, 0xC0], [0xF0, 0x9F, 0x8D], [0xFF]]
-        for text in texts {
-            let valid = Array(text.utf8)
-            XCTAssertNil(SourceText.firstInvalidUTF8(valid[...]), text)
-            for cut in 0...valid.count {
-                let prefix = Array(valid[..<cut])
-                XCTAssertEqual(SourceText.firstInvalidUTF8(prefix[...]), referenceFirstInvalid(prefix), "\(text) cut at \(cut)")
-            }
-            for sequence in bad {
-                for position in 0...valid.count {
-                    var bytes = valid
-                    bytes.insert(contentsOf: sequence, at: position)
-                    XCTAssertEqual(SourceText.firstInvalidUTF8(bytes[...]), referenceFirstInvalid(bytes), "\(sequence) at \(position) of \(text)")
                     var overwritten = valid
                     for (k, byte) in sequence.enumerated() where position + k < overwritten.count { overwritten[position + k] = byte }
                     XCTAssertEqual(SourceText.firstInvalidUTF8(overwritten[...]), referenceFirstInvalid(overwritten), "\(sequence) over \(position) of \(text)")
