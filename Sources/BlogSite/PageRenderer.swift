@@ -332,12 +332,10 @@ struct PageRenderer {
             let url = pagedURL(urls.path(""), page)
             let title = page == 1 ? config.title : "\(config.title) (\(page)/\(total))"
             let posts = PageRenderer.listedPosts(job, model: model).map { postSummaries[$0] }
-            var members = MustacheObject()
-            members.reserveCapacity(3)
-            members["posts"] = .array(posts)
-            members["has_posts"] = .bool(!posts.isEmpty)
-            members["pagination"] = pagination(current: page, total: total, base: urls.path(""))
-            return ("home", urls.file(url), context(page: pageValue(kind: "home", title: title, url: url), members))
+            return ("home", urls.file(url), context(page: pageValue(kind: "home", title: title, url: url), [
+                "posts": .array(posts), "has_posts": .bool(!posts.isEmpty),
+                "pagination": pagination(current: page, total: total, base: urls.path("")),
+            ]))
         case .post(let index):
             let post = model.posts[index]
             var fields: MustacheObject
@@ -380,10 +378,7 @@ struct PageRenderer {
             extra["tags"] = .array(post.tags.map { .string($0) })
             extra["modified_time"] = post.updated.map { .string($0.iso8601) } ?? published
             let page = pageValue(kind: "post", title: post.title, url: url, description: post.summary, extra: extra)
-            var members = MustacheObject()
-            members.reserveCapacity(1)
-            members["post"] = .object(fields)
-            return ("post", "posts/" + post.slug + "/index.html", context(page: page, members))
+            return ("post", "posts/" + post.slug + "/index.html", context(page: page, ["post": .object(fields)]))
         case .page(let index):
             let page = model.pages[index]
             let url = urls.path(Slug.percentEncodePath(page.path) + "/")
@@ -401,17 +396,12 @@ struct PageRenderer {
             let base = urls.tag(tag.slug)
             let url = pagedURL(base, page)
             let title = page == 1 ? tag.name : "\(tag.name) (\(page)/\(total))"
-            var extra = MustacheObject()
-            extra.reserveCapacity(1)
-            extra["feed_url"] = .string(urls.path("tags/\(Slug.percentEncodePath(tag.slug))/feed.xml"))
-            let value = pageValue(kind: "tag", title: title, url: url, extra: extra)
+            let value = pageValue(kind: "tag", title: title, url: url, extra: ["feed_url": .string(urls.path("tags/\(Slug.percentEncodePath(tag.slug))/feed.xml"))])
             let file = page == 1 ? "tags/\(tag.slug)/index.html" : "tags/\(tag.slug)/page/\(page)/index.html"
-            var members = MustacheObject()
-            members.reserveCapacity(3)
-            members["tag"] = tagValues[tagIndex]
-            members["posts"] = .array(slice(tag.postIndices, page: page))
-            members["pagination"] = pagination(current: page, total: total, base: base)
-            return ("tag", file, context(page: value, members))
+            return ("tag", file, context(page: value, [
+                "tag": tagValues[tagIndex], "posts": .array(slice(tag.postIndices, page: page)),
+                "pagination": pagination(current: page, total: total, base: base),
+            ]))
         case .archiveAll:
             let url = urls.path("archive/")
             return ("archive", "archive/index.html", context(page: pageValue(kind: "archive", title: lang["archive"] ?? "Archive", url: url), [
