@@ -81,9 +81,13 @@ public struct ContentLoader {
         let renderer = MarkdownRenderer(options: MarkdownOptions(hardBreaks: config.markdownHardBreaks, unsafeHTML: config.markdownUnsafe))
         let root = folderPath
         var results = [LoadedFile?](repeating: nil, count: files.count)
+        // Files not in the page cache are read ahead of the loaders (see ReadAhead).
+        let readAhead = ReadAhead(paths: files.count >= ReadAhead.minimumCount ? files.map { root + $0 } : [])
+        defer { readAhead.stop() }
         results.withUnsafeMutableBufferPointer { buffer in
             let out = buffer
             DispatchQueue.concurrentPerform(iterations: files.count) { index in
+                readAhead.reached(index)
                 var found: [Diagnostic] = []
                 let loaded = loadFile(files[index], root: root, renderer: renderer, diagnostics: &found)
                 var file = LoadedFile(path: files[index], post: nil, page: nil, diagnostics: found)
