@@ -224,6 +224,31 @@ final class SearchAnalyzerTests: XCTestCase {
         }
     }
 
+    /// CJK runs separated by separators of U+3000…U+3FFF, which `cjkRun` steps over itself to start
+    /// the next run (stable ones: 、。「」〜; NFKC-changing ones: the ideographic space, ㍿, ㈱), alone,
+    /// in rows, at the ends of fields, before ASCII, 4-byte ideographs, half-width kana and letters:
+    /// the reference's terms (positions and residues included), optimistic and checked.
+    func testCJKRunsAcrossSeparatorsMatchTheReference() {
+        let pieces = ["東京", "の", "データ", "非同期処理", "一", "䷀", "丂", "ー", "々", "〇", "𠀋", "ｶ", "가",
+                      "、", "。", "「", "」", "〜", "・", "　", "㍿", "㈱", "、。", "」「", "a", "Swift", " ", "\n", "é"]
+        var rng = SplitMix64(seed: 11)
+        var texts = ["", "。", "、東", "東。", "東、京", "東。。京都", "データ。「東京」、", "の」", String(repeating: "東京。", count: 40)]
+        for _ in 0..<400 {
+            texts.append((0..<(1 + rng.below(12))).map { _ in pieces[rng.below(pieces.count)] }.joined())
+        }
+        var analyzer = DocumentAnalyzer()
+        defer { analyzer.free() }
+        for text in texts {
+            let doc = SearchDocument(id: "s", title: text, url: "/", date: "2020", tags: [text], headings: [text + "。" + text],
+                                     body: text + "。" + text + "、データ", code: text, summary: "")
+            let expected = Self.reference(doc)
+            for optimistic in [true, false] {
+                analyzer.optimistic = optimistic
+                XCTAssertEqual(Self.terms(analyzer.analyze(doc)), expected, "\(text.debugDescription) \(optimistic)")
+            }
+        }
+    }
+
     /// Every character of the ranges where the scanner has its own tables or fast paths, alone, doubled
     /// and next to letters, ideographs and kana, matches the reference.
     func testCharacterClassesMatchTheReference() {
