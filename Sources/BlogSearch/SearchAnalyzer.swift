@@ -634,7 +634,8 @@ struct DocumentAnalyzer {
         while i < n {
             if i &- previous == 3 {
                 // Fast loop: stable 3-byte CJK characters after a 3-byte character.
-                var table = self.bigrams, shift = self.bigramShift, slotMask = self.bigramMask, terms = self.terms
+                // (The table's mask is read from `self` on a collision: one register fewer for the loop.)
+                var table = self.bigrams, shift = self.bigramShift, terms = self.terms
                 let first = p + i, end = p + n
                 let fastE3 = cjkE3
                 var q = first
@@ -666,12 +667,12 @@ struct DocumentAnalyzer {
                         if k == 0 {
                             // A new term starts with this occurrence: no second write to it.
                             _ = insertBigram(q - 3, key, at: index, mask: mask, tf: tf, residues: b)
-                            table = self.bigrams; shift = self.bigramShift; slotMask = self.bigramMask; terms = self.terms
+                            table = self.bigrams; shift = self.bigramShift; terms = self.terms
                             b = b == 32 ? 1 : b << 1
                             q += 3
                             continue fast
                         }
-                        index = (index &+ 1) & slotMask
+                        index = (index &+ 1) & bigramMask
                     }
                     term.pointee.mask |= mask
                     term.pointee.tf &+= tf
