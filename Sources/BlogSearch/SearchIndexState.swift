@@ -535,8 +535,11 @@ final class TermPartition {
     func hashAt(_ l: Int) -> UInt32 { state.pointee.hashes[l] }
 
     /// Appends the postings of the terms of `analyzed` that belong to this partition (documents
-    /// must come in increasing order).
+    /// must come in increasing order). Only a full build calls it, on new partitions: `intern`
+    /// (patches) adds terms without buffers.
     func add(_ analyzed: AnalyzedDocument, doc: Int32, partition: Int, of count: Int) {
+        // Only on a partition of a full build: every term has its buffer.
+        assert(state.pointee.termCount == baseTermCount)
         let n = analyzed.termEnds.count
         guard n > 0 else { return }
         analyzed.termBytes.withUnsafeBufferPointer { bytesBuffer in
@@ -570,6 +573,9 @@ final class TermPartition {
                         id = st.pointee.insert(p, length, h, at: index)
                         table = st.pointee.table; tableMask = st.pointee.tableMask
                         starts = st.pointee.starts; pool = st.pointee.pool
+                        // A full build's partition starts empty (see above): a term is new to its
+                        // buffers exactly when it is new to the table, not checked for every posting.
+                        newTerm(id); buffers = self.buffers
                         break
                     }
                     if UInt32(truncatingIfNeeded: e >> 32) == h {
@@ -579,7 +585,6 @@ final class TermPartition {
                     }
                     index = (index &+ 1) & tableMask
                 }
-                if id >= baseTermCount { newTerm(id); buffers = self.buffers }
                 let buffer = buffers + id
                 // A posting takes at most 7 + 5 + 1 characters.
                 if Int(buffer.pointee.length) &+ 13 > Int(buffer.pointee.capacity) { growBuffer(id); arena = self.arena }
