@@ -38,7 +38,14 @@ func lineBreak(_ number: Int, in parent: Node) -> Node? {
 /// `literalBytes` of a text, code span, raw HTML or code block (types whose literal
 /// `cmark_node_get_literal` returns as `data`, or "" when there is none), read without that call.
 @inline(__always) func literalBytes(ofLiteralNode node: Node) -> UnsafeBufferPointer<UInt8> {
-    guard literalLengthField else { return literalBytes(node) }
+    literalBytes(ofLiteralNode: node, direct: literalLengthField)
+}
+
+/// `literalBytes(ofLiteralNode:)` with `literalLengthField` (or `directTreeWalk`, which implies it)
+/// read once by the caller: the global is a lazy one, a `swift_once` call on every read (~330,000
+/// per 1,000 documents in the walks).
+@inline(__always) func literalBytes(ofLiteralNode node: Node, direct: Bool) -> UnsafeBufferPointer<UInt8> {
+    guard direct else { return literalBytes(node) }
     let raw = UnsafeRawPointer(node)
     guard let data = raw.load(fromByteOffset: literalDataOffset, as: UnsafePointer<UInt8>?.self) else {
         return UnsafeBufferPointer(start: nil, count: 0)

@@ -147,7 +147,7 @@ final class Transformer {
     private func groupNotes(_ doc: Node) {
         var markers: [Node] = []
         walkBlocks(doc) { node, t in
-            if t == CMARK_NODE_HTML_BLOCK && literalBytes(ofLiteralNode: node).starts(with: noteMarkerPrefix) {
+            if t == CMARK_NODE_HTML_BLOCK && literalBytes(ofLiteralNode: node, direct: direct).starts(with: noteMarkerPrefix) {
                 markers.append(node)
             }
         }
@@ -850,7 +850,7 @@ final class Transformer {
                     }
                 }
                 guard t == CMARK_NODE_TEXT else { return }
-                let lit = literalBytes(ofLiteralNode: node)
+                let lit = literalBytes(ofLiteralNode: node, direct: direct)
                 let scan = Transformer.scanText(lit)
                 setFlag(node, scan)
                 if !lastParentIsCJK && scan & Transformer.textStarFlag != 0 && hasCJKStrongRun(lit) {
@@ -1026,7 +1026,7 @@ final class Transformer {
     /// Footnote references, autolinks and stray markers in one text node. Returns whether the text
     /// (or its remains) contains `~`, `*` or `_` for the delimiter pass.
     private func splitText(_ node: Node, linksAllowed: Bool) -> Bool {
-        let lit = literalBytes(ofLiteralNode: node)
+        let lit = literalBytes(ofLiteralNode: node, direct: direct)
         let n = lit.count
         // what `collectNodes` found in the literal, or a scan now for text made or changed since
         let data = userData(node, direct: direct)
@@ -1259,7 +1259,7 @@ final class Transformer {
         for heading in headingNodes {
             var text: [UInt8] = []
             walk(heading) { node, entering, t in
-                if entering, t == CMARK_NODE_TEXT || t == CMARK_NODE_CODE { text.append(contentsOf: literalBytes(ofLiteralNode: node)) }
+                if entering, t == CMARK_NODE_TEXT || t == CMARK_NODE_CODE { text.append(contentsOf: literalBytes(ofLiteralNode: node, direct: direct)) }
             }
             // whole literals of a valid document, and ids made of their characters: valid UTF-8
             let title = makeString(&text, trusted: true)
@@ -1407,19 +1407,19 @@ final class Transformer {
                 // inside an image: only its alt text is written, as an attribute value
                 switch type {
                 case CMARK_NODE_TEXT:
-                    let lit = literalBytes(ofLiteralNode: node)
+                    let lit = literalBytes(ofLiteralNode: node, direct: direct)
                     out.appendEscaped(lit)
                     if inImage == 0 { plainText.append(lit) }
                     continue
                 case CMARK_NODE_CODE:
-                    let lit = literalBytes(ofLiteralNode: node)
+                    let lit = literalBytes(ofLiteralNode: node, direct: direct)
                     out.appendEscaped(lit)
                     if inImage == 0 { plainText.append(lit) }
                     codeText.append(lit)
                     codeText.append(0x0A)
                     continue
                 case CMARK_NODE_HTML_INLINE:
-                    if !qiitaAlt { out.appendEscaped(literalBytes(ofLiteralNode: node)) }
+                    if !qiitaAlt { out.appendEscaped(literalBytes(ofLiteralNode: node, direct: direct)) }
                     continue
                 case CMARK_NODE_SOFTBREAK, CMARK_NODE_LINEBREAK:
                     out.append(0x20)
@@ -1449,7 +1449,7 @@ final class Transformer {
             case CMARK_NODE_DOCUMENT:
                 break
             case CMARK_NODE_TEXT:
-                let lit = literalBytes(ofLiteralNode: node)
+                let lit = literalBytes(ofLiteralNode: node, direct: direct)
                 out.appendEscaped(lit)
                 if inImage == 0 { plainText.append(lit) }
             case CMARK_NODE_SOFTBREAK:
@@ -1459,7 +1459,7 @@ final class Transformer {
                 out.append(static: "<br />\n")
                 if inImage == 0 { plainText.append(0x0A) }
             case CMARK_NODE_CODE:
-                let lit = literalBytes(ofLiteralNode: node)
+                let lit = literalBytes(ofLiteralNode: node, direct: direct)
                 out.append(static: "<code>")
                 out.appendEscaped(lit)
                 out.append(static: "</code>")
@@ -1468,7 +1468,7 @@ final class Transformer {
                 codeText.append(0x0A)
             case CMARK_NODE_PARAGRAPH:
                 var tight = false
-                if let parent = cmark_node_parent(node), let grandparent = cmark_node_parent(parent), kind(grandparent) == CMARK_NODE_LIST {
+                if let parent = parentNode(node, direct: direct), let grandparent = parentNode(parent, direct: direct), kind(grandparent, direct: direct) == CMARK_NODE_LIST {
                     tight = cmark_node_get_list_tight(grandparent) != 0
                 }
                 if unwrappedParagraphs && hasFlag(node, Transformer.unwrappedParagraphFlag) {
@@ -1631,7 +1631,7 @@ final class Transformer {
                     out.appendEscaped(UnsafeBufferPointer(rebasing: info[0..<firstTag]))
                     out.append(static: "\">")
                 }
-                out.appendEscaped(literalBytes(ofLiteralNode: node))
+                out.appendEscaped(literalBytes(ofLiteralNode: node, direct: direct))
                 out.append(static: "</code></pre>\n")
             case CMARK_NODE_HTML_BLOCK:
                 newlineIfNeeded(&out)
