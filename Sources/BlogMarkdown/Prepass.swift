@@ -40,6 +40,9 @@ struct Prepass {
     /// Where each line starts in the text cmark parses (`bytes`, or the original), and its end if the
     /// text ends with a newline: the table pass reads source lines by these.
     var lineStarts: [Int] = []
+    /// Whether the text cmark parses may hold a marker (U+E000…U+E003) of ours: only when the line
+    /// pass changed something (markers in the original are replaced by U+FFFD first).
+    var insertedMarkers = false
 
     static func run(_ original: UnsafeBufferPointer<UInt8>) -> Prepass {
         // Replacing a marker (3 bytes) by U+FFFD (3 bytes) keeps every offset, so it is done up front
@@ -186,6 +189,7 @@ struct Prepass {
         if out.isEmpty && flushed == 0 {
             result.bytes = sanitizedCopy
         } else {
+            result.insertedMarkers = true
             out.append(contentsOf: UnsafeBufferPointer(rebasing: s[flushed...]))
             result.bytes = out
         }

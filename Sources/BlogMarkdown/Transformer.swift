@@ -110,12 +110,17 @@ final class Transformer {
 
     /// `directTreeWalk`, read once.
     private let direct = directTreeWalk
+    /// Whether the pre-pass wrote any marker into the text (math, notes, footnotes): when not, no
+    /// literal can hold one and `restoreMarkers` (a scan of every code span, code block and raw HTML
+    /// literal) is skipped.
+    private let markers: Bool
 
     init(options: MarkdownOptions, parseFlags: Int32, source: UnsafeBufferPointer<UInt8>, prepass: Prepass?) {
         self.options = options
         self.parseFlags = parseFlags
         self.source = source
         self.prepass = prepass
+        markers = prepass?.insertedMarkers ?? true
     }
 
     func run(_ doc: Node) {
@@ -990,8 +995,8 @@ final class Transformer {
         while let c = child {
             let next = nextSibling(c, direct: direct)
             let t = kind(c, direct: direct)
-            if t == CMARK_NODE_CODE {
-                let lit = literalBytes(ofLiteralNode: c)
+            if t == CMARK_NODE_CODE && markers {
+                let lit = literalBytes(ofLiteralNode: c, direct: direct)
                 if lit.count >= 6 && lit.starts(with: mathMarker) && lit[(lit.count - 3)...].elementsEqual(mathMarker) {
                     var html = Array("<span class=\"math inline\">".utf8)
                     appendEscaped(&html, lit[3..<(lit.count - 3)])
@@ -1286,7 +1291,7 @@ final class Transformer {
         }
         for block in codeBlocks {
             let literal = literalBytes(block)
-            let restored = qiita ? restoreMarkers(literal) : nil
+            let restored = qiita && markers ? restoreMarkers(literal) : nil
             let info = cBytesView(cmark_node_get_fence_info(block))
             func take(_ code: UnsafeBufferPointer<UInt8>) {
                 codeText.append(code)
@@ -1303,7 +1308,7 @@ final class Transformer {
         for node in htmlNodes {
             let isBlock = kind(node) == CMARK_NODE_HTML_BLOCK
             var bytes: [UInt8]
-            if qiita, let r = restoreMarkers(literalBytes(node)) { bytes = r } else { bytes = literalArray(node) }
+            if qiita && markers, let r = restoreMarkers(literalBytes(node)) { bytes = r } else { bytes = literalArray(node) }
             if options.unsafeHTML {
                 if qiita && bytes.count != literalBytes(node).count { setLiteral(node, bytes) }
                 continue

@@ -24,6 +24,17 @@ final class RobustnessTests: XCTestCase {
         for input in inputs { check(input) }
     }
 
+    /// `restoreMarkers` runs only when the pre-pass wrote a marker: the ones it wrote into raw HTML
+    /// and code must come back as written, and the input's own private-use characters (replaced by
+    /// U+FFFD before the line pass) never reach a literal as markers.
+    func testMarkersRestoredWhereWritten() {
+        let r = MarkdownRenderer(options: MarkdownOptions(unsafeHTML: true))
+        XCTAssertEqual(r.render("<div>\n$x$ and $$y$$\n</div>\n").html, "<div>\n$x$ and $$y$$\n</div>\n")
+        XCTAssertEqual(r.render("<div>\n[^a]: b\n</div>\n").html, "<div>\n[^a]: b\n</div>\n")
+        let html = r.render("`\u{E002}x\u{E002}` \u{E000}\u{E001}\u{E003}\n\n```\n\u{E002}\n```\n").html
+        XCTAssertEqual(html, "<p><code>\u{FFFD}x\u{FFFD}</code> \u{FFFD}\u{FFFD}\u{FFFD}</p>\n<pre><code>\u{FFFD}\n</code></pre>\n")
+    }
+
     func testDeepNesting() {
         check(String(repeating: ">", count: 10_000) + " x")
         check(String(repeating: "[", count: 10_000) + "x" + String(repeating: "]", count: 10_000))
