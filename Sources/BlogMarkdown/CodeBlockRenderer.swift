@@ -5,11 +5,20 @@ import Glibc
 
 /// The cache behind `CodeBlockRenderer.cachedPlan` (slots read and written under the lock).
 final class PlanCache: @unchecked Sendable {
-    struct Entry {
-        var info: [UInt8]
-        var qiita: Bool
-        var highlight: Bool
-        var plan: CodeBlockRenderer.Plan?
+    /// One cached info string and its plan. A class, like `SharedPlan`: a hit is then a retain or two
+    /// (a struct entry copied its arrays and the plan's out of the slot and back, ~1,000 instructions
+    /// a code block).
+    final class Entry {
+        let info: [UInt8]
+        let qiita: Bool
+        let highlight: Bool
+        let plan: CodeBlockRenderer.SharedPlan?
+        init(info: [UInt8], qiita: Bool, highlight: Bool, plan: CodeBlockRenderer.SharedPlan?) {
+            self.info = info
+            self.qiita = qiita
+            self.highlight = highlight
+            self.plan = plan
+        }
     }
     static let shared = PlanCache()
     /// A pthread mutex at a stable address, locked directly (a generic `withLock` call across modules
@@ -51,6 +60,13 @@ enum CodeBlockRenderer {
         var info = Info()
     }
 
+    /// A plan by reference: the code blocks of a document (and the cache) share one per info string
+    /// instead of copying the struct and its arrays for each block.
+    final class SharedPlan: @unchecked Sendable {
+        let plan: Plan
+        init(_ plan: Plan) { self.plan = plan }
+    }
+
     /// The plan for a code block's info string, or nil to let the block be written as CommonMark does.
     static func plan(info rawInfo: UnsafeBufferPointer<UInt8>, qiita: Bool, highlight: Bool) -> Plan? {
         var wordEnd = 0
@@ -69,8 +85,8 @@ enum CodeBlockRenderer {
     /// `plan(info:qiita:highlight:)` through a small process-wide cache: a site's code blocks share a
     /// few hundred info strings at most, and working one out (file name, language lookups) costs
     /// thousands of instructions. Direct-mapped, 512 slots by a hash of the info bytes and options.
-    static func cachedPlan(info: UnsafeBufferPointer<UInt8>, qiita: Bool, highlight: Bool) -> Plan? {
-        guard info.count <= 64 else { return plan(info: info, qiita: qiita, highlight: highlight) }
+    static func cachedPlan(info: UnsafeBufferPointer<UInt8>, qiita: Bool, highlight: Bool) -> SharedPlan? {
+        guard info.count <= 64 else { return plan(info: info, qiita: qiita, highlight: highlight).map(SharedPlan.init) }
         var h: UInt64 = 0xCBF2_9CE4_8422_2325 ^ (qiita ? 1 : 0) ^ (highlight ? 2 : 0)
         for b in info { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
         let slot = Int(truncatingIfNeeded: (h >> 32) & 511)
@@ -82,7 +98,7 @@ enum CodeBlockRenderer {
             return e.plan
         }
         cache.unlock()
-        let made = plan(info: info, qiita: qiita, highlight: highlight)
+        let made = plan(info: info, qiita: qiita, highlight: highlight).map(SharedPlan.init)
         let entry = PlanCache.Entry(info: Array(info), qiita: qiita, highlight: highlight, plan: made)
         cache.lock()
         cache.slots[slot] = entry

@@ -39,8 +39,8 @@ final class Transformer {
     /// Code blocks written by `CodeBlockRenderer`: the code block node keeps its place in the tree
     /// with `codeBlockFlag` and the index of its entry here in user data bits 8..., and `renderHTML`
     /// writes (and highlights) it straight into the output.
-    private var codeBlocks: [(plan: CodeBlockRenderer.Plan, restored: [UInt8]?)] = []
-    private func plan(forInfo info: UnsafeBufferPointer<UInt8>, qiita: Bool) -> CodeBlockRenderer.Plan? {
+    private var codeBlocks: [(plan: CodeBlockRenderer.SharedPlan, restored: [UInt8]?)] = []
+    private func plan(forInfo info: UnsafeBufferPointer<UInt8>, qiita: Bool) -> CodeBlockRenderer.SharedPlan? {
         CodeBlockRenderer.cachedPlan(info: info, qiita: qiita, highlight: options.highlightCode)
     }
 
@@ -1618,9 +1618,9 @@ final class Transformer {
                     // document (or the pre-pass's restored original bytes), the markup is ASCII.
                     let entry = codeBlocks[data >> 8]
                     if let restored = entry.restored {
-                        restored.withUnsafeBufferPointer { CodeBlockRenderer.write(entry.plan, code: $0, highlight: options.highlightCode, into: &out) }
+                        restored.withUnsafeBufferPointer { CodeBlockRenderer.write(entry.plan.plan, code: $0, highlight: options.highlightCode, into: &out) }
                     } else {
-                        CodeBlockRenderer.write(entry.plan, code: literalBytes(node), highlight: options.highlightCode, into: &out)
+                        CodeBlockRenderer.write(entry.plan.plan, code: literalBytes(node), highlight: options.highlightCode, into: &out)
                     }
                     newlineIfNeeded(&out)
                     newlineIfNeeded(&plainText)
