@@ -69,6 +69,10 @@ private func lexGeneric(_ e: inout Emitter, _ start: Int, _ end: Int, _ s: Spec,
     var i = start
     var plainStart = start
     var atLineStart = true
+    // Whether the plain bytes since `plainStart` may hold a `"`, `&`, `<` or `>`. Only the slow path
+    // lets one through (`Spec.prepared` never classes them `other`), so most runs are copied as
+    // they are instead of escaped byte by byte.
+    var plainDirty = false
     let fold = s.foldWords
     while i < end {
         let b = c[i]
@@ -103,7 +107,7 @@ private func lexGeneric(_ e: inout Emitter, _ start: Int, _ end: Int, _ s: Spec,
                         i = j; continue
                     }
                 }
-                e.plain(plainStart, i)
+                e.plain(plainStart, i, clean: !plainDirty); plainDirty = false
                 e.spanVerbatim(cls, i, j)
                 i = j
                 plainStart = j
@@ -125,7 +129,7 @@ private func lexGeneric(_ e: inout Emitter, _ start: Int, _ end: Int, _ s: Spec,
             } else {
                 i = j; continue
             }
-            e.plain(plainStart, i)
+            e.plain(plainStart, i, clean: !plainDirty); plainDirty = false
             e.spanVerbatim(cls, i, j) // letters, digits, `_`, `?`, `!` and non-ASCII: nothing to escape
             i = j
             plainStart = j
@@ -139,7 +143,7 @@ private func lexGeneric(_ e: inout Emitter, _ start: Int, _ end: Int, _ s: Spec,
                 i = j
                 continue
             }
-            e.plain(plainStart, i)
+            e.plain(plainStart, i, clean: !plainDirty); plainDirty = false
             e.spanVerbatim("num", i, tokenEnd) // ASCII alphanumerics, `.`, `+`, `-`
             i = tokenEnd
             plainStart = i
@@ -155,7 +159,7 @@ private func lexGeneric(_ e: inout Emitter, _ start: Int, _ end: Int, _ s: Spec,
                     i = j
                     continue
                 }
-                e.plain(plainStart, i)
+                e.plain(plainStart, i, clean: !plainDirty); plainDirty = false
                 e.spanVerbatim("num", i, tokenEnd)
                 i = tokenEnd
                 plainStart = i
@@ -167,7 +171,7 @@ private func lexGeneric(_ e: inout Emitter, _ start: Int, _ end: Int, _ s: Spec,
             atLineStart = false
             var j = i + 1
             while j < end && isOperator(c[j]) && !(c[j] == UInt8(ascii: "/") && j + 1 < end && (c[j + 1] == UInt8(ascii: "/") || c[j + 1] == UInt8(ascii: "*"))) { j += 1 }
-            e.plain(plainStart, i)
+            e.plain(plainStart, i, clean: !plainDirty); plainDirty = false
             e.span("op", i, j)
             i = j
             plainStart = i
@@ -316,18 +320,19 @@ private func lexGeneric(_ e: inout Emitter, _ start: Int, _ end: Int, _ s: Spec,
                 while j < end && isOperator(c[j]) && !(c[j] == UInt8(ascii: "/") && j + 1 < end && (c[j + 1] == UInt8(ascii: "/") || c[j + 1] == UInt8(ascii: "*"))) { j += 1 }
                 tokenEnd = j; cls = "op"
             } else {
+                if b == 0x22 || b == 0x26 || b == 0x3C || b == 0x3E { plainDirty = true }
                 i += 1
                 continue
             }
         }
-        e.plain(plainStart, i)
+        e.plain(plainStart, i, clean: !plainDirty); plainDirty = false
         e.span(cls, i, tokenEnd)
         // a comment or string may have ended with a newline inside
         if tokenEnd > i && c[tokenEnd - 1] == 0x0A { atLineStart = true }
         i = tokenEnd
         plainStart = i
     }
-    e.plain(plainStart, end)
+    e.plain(plainStart, end, clean: !plainDirty)
 }
 
 /// `console`: prompt lines (`$ `, `% `, `# `) are a prompt plus a shell command; other lines are output.

@@ -62,6 +62,54 @@ final class HighlightTests: XCTestCase {
         }
     }
 
+    /// The text between the tags must be exactly the escaped code: the generic lexer copies plain runs
+    /// without escaping when no byte of them can need it, and a `"`, `&`, `<` or `>` let through
+    /// that way would still round-trip through `strip` (`"` and `&`) but fail here.
+    func testTextBetweenTagsIsTheEscapedCode() {
+        func escaped(_ s: String) -> String {
+            var out = ""
+            for ch in s.unicodeScalars {
+                switch ch {
+                case "&": out += "&amp;"
+                case "<": out += "&lt;"
+                case ">": out += "&gt;"
+                case "\"": out += "&quot;"
+                default: out.unicodeScalars.append(ch)
+                }
+            }
+            return out
+        }
+        func textBetweenTags(_ html: String) -> String {
+            var out = ""
+            var rest = Substring(html)
+            while !rest.isEmpty {
+                if rest.hasPrefix("</span>") { rest = rest.dropFirst(7); continue }
+                if rest.hasPrefix("<span class=\"hl-"), let end = rest.firstIndex(of: ">") { rest = rest[rest.index(after: end)...]; continue }
+                out.append(rest.removeFirst())
+            }
+            return out
+        }
+        let pieces = ["a", "Foo", "let", "x1", "3rd", "42", ".5", " ", "  ", "\n", "\t", "\"", "'", "&", "<", ">", "&&", "<=", "->",
+                      "&amp;", "//", "#", "@", "$", ":", "-", "*", "`", "(", ")", "{", "}", "[", "]", ";", ",", ".", "?", "!",
+                      "日本語", "é", "\\", "/*", "*/", "<?php", "?>", "--", "%", "~", "^", "|", "="]
+        var inputs = Array(Self.samples.values)
+        var seed: UInt64 = 0x9E37_79B9
+        for _ in 0..<300 {
+            var code = ""
+            for _ in 0..<40 {
+                seed = seed &* 6364136223846793005 &+ 1442695040888963407
+                code += pieces[Int(seed >> 33) % pieces.count]
+            }
+            inputs.append(code)
+        }
+        for language in Self.samples.keys {
+            for code in inputs {
+                let html = SyntaxHighlighter.highlight(code, language: language)
+                XCTAssertEqual(textBetweenTags(html), escaped(code), "\(language): \(code.debugDescription)")
+            }
+        }
+    }
+
     func testTokenClasses() {
         let swift = SyntaxHighlighter.highlight("let x = \"s\" // c\nfunc f() {}\n", language: "swift")
         XCTAssertTrue(swift.contains("<span class=\"hl-kw\">let</span>"))
