@@ -58,24 +58,38 @@ final class Transformer {
     private func writeDirectTable(_ table: DirectTable, _ src: UnsafeBufferPointer<UInt8>, into out: inout ByteBuffer) {
         out.append(static: "<table>\n<thead>\n")
         var offset = 0
-        for (r, count) in table.rowCounts.enumerated() {
-            if r == 1 { out.append(static: "<tbody>\n") }
-            out.append(static: "<tr>\n")
-            for c in 0..<table.columns {
-                let tags = r == 0 ? TableTags.th[table.aligns[c]] : TableTags.td[table.aligns[c]]
-                tags.withUnsafeBufferPointer { out.append(UnsafeBufferPointer(rebasing: $0.dropLast())) }
-                if c < count {
-                    let cell = table.cells[offset + c]
-                    out.appendEscaped(UnsafeBufferPointer(rebasing: src[cell.start..<cell.end]))
+        let base = src.baseAddress!
+        // (cell tags as static strings and the cells through one buffer pointer: reading
+        // `TableTags` and array elements per cell cost a lazy-global check, a retain and a release)
+        table.cells.withUnsafeBufferPointer { cells in
+            for (r, count) in table.rowCounts.enumerated() {
+                if r == 1 { out.append(static: "<tbody>\n") }
+                out.append(static: "<tr>\n")
+                for c in 0..<table.columns {
+                    out.append(static: Transformer.cellTag(header: r == 0, align: table.aligns[c]))
+                    if c < count {
+                        let cell = cells[offset + c]
+                        out.appendEscaped(UnsafeBufferPointer(start: base + cell.start, count: cell.end - cell.start))
+                    }
+                    if r == 0 { out.append(static: "</th>\n") } else { out.append(static: "</td>\n") }
                 }
-                if r == 0 { out.append(static: "</th>\n") } else { out.append(static: "</td>\n") }
+                out.append(static: "</tr>\n")
+                if r == 0 { out.append(static: "</thead>\n") }
+                offset += count
             }
-            out.append(static: "</tr>\n")
-            if r == 0 { out.append(static: "</thead>\n") }
-            offset += count
         }
         if table.rowCounts.count > 1 { out.append(static: "</tbody>\n") }
         out.append(static: "</table>")
+    }
+
+    /// `TableTags.th` / `td` (without the NUL) for an alignment index.
+    @inline(__always) static func cellTag(header: Bool, align: Int) -> StaticString {
+        switch align {
+        case 1: return header ? "<th style=\"text-align: left\">" : "<td style=\"text-align: left\">"
+        case 2: return header ? "<th style=\"text-align: center\">" : "<td style=\"text-align: center\">"
+        case 3: return header ? "<th style=\"text-align: right\">" : "<td style=\"text-align: right\">"
+        default: return header ? "<th>" : "<td>"
+        }
     }
 
     // (user data read and written in the node itself when the layout probe passed: a call each was

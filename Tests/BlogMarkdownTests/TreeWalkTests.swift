@@ -91,4 +91,17 @@ final class TreeWalkTests: XCTestCase {
         }
         XCTAssertGreaterThanOrEqual(checked, 10)
     }
+
+    /// `writeDirectTable` writes the cell tags as static strings: they must be `TableTags`' (the tags
+    /// of the tree `makeTable` builds), for every alignment.
+    func testDirectTableCellTagsAreTableTags() {
+        for align in 0..<4 {
+            XCTAssertEqual(Array(UnsafeBufferPointer(start: Transformer.cellTag(header: true, align: align).utf8Start,
+                                                     count: Transformer.cellTag(header: true, align: align).utf8CodeUnitCount)),
+                           Array(TableTags.th[align].dropLast()))
+            XCTAssertEqual(Array(UnsafeBufferPointer(start: Transformer.cellTag(header: false, align: align).utf8Start,
+                                                     count: Transformer.cellTag(header: false, align: align).utf8CodeUnitCount)),
+                           Array(TableTags.td[align].dropLast()))
+        }
+    }
 }
