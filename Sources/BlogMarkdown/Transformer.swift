@@ -410,8 +410,9 @@ final class Transformer {
         guard headerIndex >= 0 else { return .none }
         let columns = aligns.count
         // cells holds the header row; the other rows follow
-        var rowCounts = [cells.count]
+        var rowCounts: [Int] = [] // (reserved before the first append: a literal then a reserve allocated twice)
         rowCounts.reserveCapacity(lines.count - headerIndex)
+        rowCounts.append(cells.count)
         // room for rows as wide as the header (growing the array a row at a time cost more than the split)
         cells.reserveCapacity((columns + 1) * (lines.count - headerIndex))
         if headerIndex + 2 < lines.count {
@@ -1336,35 +1337,41 @@ final class Transformer {
     /// The ids used so far and their last suffix: a list compared with memcmp while it is short (a
     /// document has a handful of headings; hashing every id cost more), a dictionary beyond 32.
     private struct SlugTable {
-        private var keys: [SlugKey] = []
-        private var values: [Int] = []
+        /// The ids and their last suffix, in one array (room for 16 made with the first: growing two
+        /// arrays from one element cost eight allocations for a document's handful of headings).
+        private var entries: [(key: SlugKey, value: Int)] = []
         private var positions: [SlugKey: Int]?
 
         func index(forKey key: SlugKey) -> Int? {
             if let positions { return positions[key] }
             let n = key.bytes.count
             return key.bytes.withUnsafeBufferPointer { b in
-                for (k, other) in keys.enumerated() where other.bytes.count == n {
-                    if n == 0 || other.bytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, b.baseAddress!, n) == 0 }) { return k }
+                for (k, other) in entries.enumerated() where other.key.bytes.count == n {
+                    if n == 0 || other.key.bytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, b.baseAddress!, n) == 0 }) { return k }
                 }
                 return nil
             }
         }
 
+        /// Adds a key that `index(forKey:)` did not find.
+        mutating func insertNew(_ key: SlugKey, _ value: Int) {
+            if entries.isEmpty { entries.reserveCapacity(16) }
+            entries.append((key, value))
+            if positions != nil {
+                positions![key] = entries.count - 1
+            } else if entries.count > 32 {
+                var d: [SlugKey: Int] = [:]
+                for (k, other) in entries.enumerated() { d[other.key] = k }
+                positions = d
+            }
+        }
+
         subscript(key: SlugKey) -> Int? {
-            get { index(forKey: key).map { values[$0] } }
+            get { index(forKey: key).map { entries[$0].value } }
             set {
                 guard let value = newValue else { return } // never removed
-                if let k = index(forKey: key) { values[k] = value; return }
-                keys.append(key)
-                values.append(value)
-                if positions != nil {
-                    positions![key] = keys.count - 1
-                } else if keys.count > 32 {
-                    var d: [SlugKey: Int] = [:]
-                    for (k, other) in keys.enumerated() { d[other] = k }
-                    positions = d
-                }
+                if let k = index(forKey: key) { entries[k].value = value; return }
+                insertNew(key, value)
             }
         }
     }
@@ -1378,7 +1385,7 @@ final class Transformer {
         let root = SlugKey(bytes: base.isEmpty ? Array("section".utf8) : base)
         // the common case, an id not seen yet: one lookup and one insertion (same result as below)
         if usedSlugs.index(forKey: root) == nil {
-            usedSlugs[root] = 0
+            usedSlugs.insertNew(root, 0)
             return root.bytes
         }
         var candidate = root
