@@ -871,7 +871,7 @@ final class Transformer {
                 }
                 guard t == CMARK_NODE_TEXT else { return }
                 let lit = literalBytes(ofLiteralNode: node, direct: direct)
-                let scan = Transformer.scanText(lit)
+                let scan = Transformer.scanText(lit, markers: markers)
                 setFlag(node, scan)
                 if !lastParentIsCJK && scan & Transformer.textStarFlag != 0 && hasCJKStrongRun(lit) {
                     setFlag(parent, Transformer.cjkSeenFlag)
@@ -904,40 +904,47 @@ final class Transformer {
 
     /// The text-node flags of a literal: `textScannedFlag`, plus `textStarFlag` for a `*` or `_`,
     /// `textTildeFlag` for a `~` (the delimiter pass) and `textInterestingFlag` for a `[`, `:`, `w`,
-    /// `W` or 0xEE (footnote references, autolinks and stray markers: `splitText`'s full scan).
-    /// Eight bytes at a time: all non-ASCII and no 0xEE (CJK text) at once, else each byte value
-    /// tested in all eight lanes (`x ^ c` has a zero byte); the last bytes one by one.
-    static func scanText(_ lit: UnsafeBufferPointer<UInt8>) -> Int {
+    /// `W` or, when the pre-pass wrote `markers`, 0xEE (footnote references, autolinks and stray
+    /// markers: `splitText`'s full scan). Eight bytes at a time: all non-ASCII (and no 0xEE) at
+    /// once, else each byte value tested in all eight lanes (`x ^ c` has a zero byte); the last
+    /// bytes through a table. Without markers the 0xEE test is left out of the loop: Japanese text
+    /// is almost all whole non-ASCII words, so that test was a third of the loop.
+    static func scanText(_ lit: UnsafeBufferPointer<UInt8>, markers: Bool = true) -> Int {
+        markers ? scanText(lit, withMarkers: true) : scanText(lit, withMarkers: false)
+    }
+
+    /// The flag of each ASCII byte in `scanText` (0xEE, the markers' lead byte, is tested apart).
+    /// (computed: a stored static is a lazy global, checked on every read)
+    @inline(__always) private static var asciiTextFlags: StaticString { "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\u{04}\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\u{10}\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\u{10}\0\0\0\u{10}\0\0\0\u{04}\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\u{10}\0\0\0\0\0\0\u{08}\0" }
+
+    @inline(__always) private static func scanText(_ lit: UnsafeBufferPointer<UInt8>, withMarkers: Bool) -> Int {
         let n = lit.count
         guard n > 0, let base = lit.baseAddress else { return textScannedFlag }
-        let raw = UnsafeRawPointer(base)
         let ones: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080
         @inline(__always) func zeroByte(_ v: UInt64) -> UInt64 { (v &- ones) & ~v }
         var star: UInt64 = 0, tilde: UInt64 = 0, interesting: UInt64 = 0
-        var k = 0
-        while k + 8 <= n {
-            let x = raw.loadUnaligned(fromByteOffset: k, as: UInt64.self)
-            interesting |= zeroByte(x ^ (ones &* 0xEE))
+        var p = base
+        let end = base + n
+        while end - p >= 8 {
+            let x = UnsafeRawPointer(p).loadUnaligned(as: UInt64.self)
+            if withMarkers { interesting |= zeroByte(x ^ (ones &* 0xEE)) }
             if x & high != high {
                 star |= zeroByte(x ^ (ones &* 0x2A)) | zeroByte(x ^ (ones &* 0x5F))
                 tilde |= zeroByte(x ^ (ones &* 0x7E))
                 // `w` and `W` alike: only they become 0x77 with bit 5 set
                 interesting |= zeroByte(x ^ (ones &* 0x5B)) | zeroByte(x ^ (ones &* 0x3A)) | zeroByte((x | (ones &* 0x20)) ^ (ones &* 0x77))
             }
-            k += 8
+            p += 8
         }
         var flags = textScannedFlag
         if star & high != 0 { flags |= textStarFlag }
         if tilde & high != 0 { flags |= textTildeFlag }
         if interesting & high != 0 { flags |= textInterestingFlag }
-        while k < n {
-            switch base[k] {
-            case UInt8(ascii: "*"), UInt8(ascii: "_"): flags |= textStarFlag
-            case UInt8(ascii: "~"): flags |= textTildeFlag
-            case UInt8(ascii: "["), UInt8(ascii: ":"), UInt8(ascii: "w"), UInt8(ascii: "W"), 0xEE: flags |= textInterestingFlag
-            default: break
-            }
-            k += 1
+        let table = asciiTextFlags.utf8Start
+        while p < end {
+            let b = p.pointee
+            if b < 0x80 { flags |= Int(table[Int(b)]) } else if withMarkers && b == 0xEE { flags |= textInterestingFlag }
+            p += 1
         }
         return flags
     }
@@ -1005,7 +1012,7 @@ final class Transformer {
     private func processInlines(_ container: Node) {
         let linksAllowed = !insideLink(container)
         var hasDelimiters = false
-        let direct = directTreeWalk
+        let direct = self.direct
         var child = cmark_node_first_child(container)
         while let c = child {
             let next = nextSibling(c, direct: direct)
@@ -1050,7 +1057,7 @@ final class Transformer {
         let n = lit.count
         // what `collectNodes` found in the literal, or a scan now for text made or changed since
         let data = userData(node, direct: direct)
-        let scan = data & Transformer.textScannedFlag != 0 ? data : Transformer.scanText(lit)
+        let scan = data & Transformer.textScannedFlag != 0 ? data : Transformer.scanText(lit, markers: markers)
         let delimiters = scan & (Transformer.textStarFlag | Transformer.textTildeFlag) != 0
         let interesting = scan & Transformer.textInterestingFlag != 0
         guard interesting else { return delimiters }
