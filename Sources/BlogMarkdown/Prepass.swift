@@ -33,7 +33,14 @@ struct Prepass {
     /// then parsed in place, with no copy).
     var bytes: [UInt8]?
     /// Original text of each line turned into a note marker (1-based line number).
-    var noteLines: [Int: [UInt8]] = [:]
+    /// (in line order: a list, as there is one per marker and they are looked up only when unmatched;
+    /// a dictionary cost ~900 instructions an insertion)
+    var noteLines: [(line: Int, text: [UInt8])] = []
+
+    /// The original text of note marker line `line`.
+    func noteLine(_ line: Int) -> [UInt8]? {
+        noteLines.first(where: { $0.line == line })?.text
+    }
     var sawNotes = false
     var sawFootnotes = false
     var sawMath = false
@@ -143,24 +150,30 @@ struct Prepass {
                     if trimmed.isEmpty {
                         if noteDepth > 0 {
                             noteDepth -= 1
-                            result.noteLines[lineNumber] = Array(original[start..<contentEnd])
+                            result.noteLines.append((lineNumber, Array(original[start..<contentEnd])))
                             flush(start)
                             out.append(contentsOf: noteMarkerPrefix)
-                            out.append(contentsOf: Array("end-->".utf8))
+                            out.append(static: "end-->")
                             flushed = contentEnd
                             result.sawNotes = true
                             continue
                         }
-                    } else if rest.starts(with: Array("note".utf8)) {
+                    } else if rest.starts(with: "note".utf8) {
                         let words = rest.dropFirst(4)
                         if words.isEmpty || words.first!.isSpaceOrTab {
-                            let word = String(decoding: words.drop(while: { $0.isSpaceOrTab }).prefix(while: { !$0.isSpaceOrTab }), as: UTF8.self)
-                            let type = (word == "warn" || word == "alert") ? word : "info"
+                            let word = words.drop(while: { $0.isSpaceOrTab }).prefix(while: { !$0.isSpaceOrTab })
                             noteDepth += 1
-                            result.noteLines[lineNumber] = Array(original[start..<contentEnd])
+                            result.noteLines.append((lineNumber, Array(original[start..<contentEnd])))
                             flush(start)
                             out.append(contentsOf: noteMarkerPrefix)
-                            out.append(contentsOf: Array("note \(type)-->".utf8))
+                            // (bytes compared and static strings appended: no String per marker)
+                            if word.elementsEqual("warn".utf8) {
+                                out.append(static: "note warn-->")
+                            } else if word.elementsEqual("alert".utf8) {
+                                out.append(static: "note alert-->")
+                            } else {
+                                out.append(static: "note info-->")
+                            }
                             flushed = contentEnd
                             result.sawNotes = true
                             continue

@@ -207,7 +207,7 @@ final class Transformer {
         // Unmatched markers show their original line as a paragraph.
         for (k, marker) in markers.enumerated() where !done[k] {
             let line = Int(cmark_node_get_start_line(marker))
-            let text = prepass?.noteLines[line] ?? []
+            let text = prepass?.noteLine(line) ?? []
             let paragraph = newNode(CMARK_NODE_PARAGRAPH)
             append(paragraph, makeText(Array(text.drop(while: { $0.isSpaceOrTab }))))
             replace(marker, with: paragraph)
