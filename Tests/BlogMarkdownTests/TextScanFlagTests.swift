@@ -37,4 +37,28 @@ final class TextScanFlagTests: XCTestCase {
         }
         XCTAssertGreaterThan(checked, 4_000)
     }
+
+    /// `httpPrefixLength` (one word compare) against a byte-by-byte ASCII case-insensitive prefix test,
+    /// on every string of up to 10 bytes over letters of both prefixes in both cases and near misses.
+    func testHTTPPrefixEqualsTheByteLoop() {
+        func reference(_ b: [UInt8]) -> Int {
+            func has(_ p: String) -> Bool {
+                let p = Array(p.utf8)
+                return b.count >= p.count && zip(b, p).allSatisfy { $0.lowerASCII == $1 }
+            }
+            return has("http://") ? 7 : has("https://") ? 8 : 0
+        }
+        let alphabet: [UInt8] = Array("hHtTpPsS:/".utf8) + [0x1A, 0x0F, 0x50 | 0x80, 0x00]
+        var generator = SplitMix(seed: 0x4854)
+        var cases = ["http://", "https://", "HTTP://x", "HtTpS://", "http:/", "https:/", "https", "ftp://", "http:///", ""].map { Array($0.utf8) }
+        for _ in 0..<20_000 {
+            let n = Int(generator.next() % 11)
+            var b = Array("https://".utf8.prefix(n))
+            for k in 0..<b.count where generator.next() % 3 == 0 { b[k] = alphabet[Int(generator.next() % UInt64(alphabet.count))] }
+            cases.append(b)
+        }
+        for b in cases {
+            XCTAssertEqual(b.withUnsafeBufferPointer { Transformer.httpPrefixLength($0) }, reference(b), "\(b)")
+        }
+    }
 }
