@@ -395,12 +395,16 @@ final class Transformer {
         let lines = paragraphLineRanges(paragraph, src)
         guard lines.count >= 2 else { return .none }
         var headerIndex = -1
-        var aligns: [Align] = []
+        var aligns: [Int] = []
         var cells: [ByteRange] = []
-        cells.reserveCapacity(16)
+        // Room for the whole table at once when the second line is its delimiter row (the common
+        // case): its pipes give the columns (reserving 16 then the table's size allocated twice).
+        var pipes = 0
+        for k in lines[1].start..<lines[1].end where src[k] == UInt8(ascii: "|") { pipes += 1 }
+        cells.reserveCapacity(max(16, (pipes + 2) * lines.count))
         for k in 1..<lines.count {
             cells.removeAll(keepingCapacity: true)
-            if let a = delimiterRow(lines[k], src), contains(lines[k - 1], UInt8(ascii: "|"), src),
+            if let a = delimiterRow(lines[k], src, scratch: &cells), contains(lines[k - 1], UInt8(ascii: "|"), src),
                splitRow(lines[k - 1], src, into: &cells) == a.count {
                 headerIndex = k - 1
                 aligns = a
@@ -436,7 +440,8 @@ final class Transformer {
         // `renderHTML` the way cmark would render the tree `makeTable` builds (and its text replayed).
         let table = newNode(CMARK_NODE_CUSTOM_BLOCK)
         cmark_node_set_user_data(table, UnsafeMutableRawPointer(bitPattern: (directTables.count << 8) | Transformer.directTableFlag))
-        directTables.append(DirectTable(cells: cells, rowCounts: rowCounts, columns: columns, aligns: aligns.map { $0.index }))
+        if directTables.isEmpty { directTables.reserveCapacity(4) }
+        directTables.append(DirectTable(cells: cells, rowCounts: rowCounts, columns: columns, aligns: aligns))
         if let cut = cutAt {
             while let next = cmark_node_next(cut) { cmark_node_free(next) }
             cmark_node_free(cut)
@@ -521,17 +526,18 @@ final class Transformer {
         return cells.count - before
     }
 
-    /// `delimiterRow` on ranges.
-    private func delimiterRow(_ line: ByteRange, _ src: UnsafeBufferPointer<UInt8>) -> [Align]? {
+    /// `delimiterRow` on ranges, with each column's `Align.index`. The cells are split into `scratch`
+    /// (the caller's, left empty: an array of its own cost two allocations a table).
+    private func delimiterRow(_ line: ByteRange, _ src: UnsafeBufferPointer<UInt8>, scratch cells: inout [ByteRange]) -> [Int]? {
         guard contains(line, UInt8(ascii: "|"), src), contains(line, UInt8(ascii: "-"), src) else { return nil }
         for k in line.start..<line.end {
             let b = src[k]
             if !(b == UInt8(ascii: "|") || b == UInt8(ascii: "-") || b == UInt8(ascii: ":") || b.isSpaceOrTab) { return nil }
         }
-        var cells: [ByteRange] = []
-        cells.reserveCapacity(16)
+        cells.removeAll(keepingCapacity: true)
+        defer { cells.removeAll(keepingCapacity: true) }
         _ = splitRow(line, src, into: &cells)
-        var aligns: [Align] = []
+        var aligns: [Int] = []
         aligns.reserveCapacity(cells.count)
         for cell in cells {
             guard cell.end > cell.start else { return nil }
@@ -541,7 +547,7 @@ final class Transformer {
             let b = cell.end - (right && cell.end - cell.start > 1 ? 1 : 0)
             guard b > a else { return nil }
             for k in a..<b where src[k] != UInt8(ascii: "-") { return nil }
-            aligns.append(left && right ? .center : left ? .left : right ? .right : .none)
+            aligns.append((left && right ? Align.center : left ? .left : right ? .right : .none).index)
         }
         return aligns
     }
