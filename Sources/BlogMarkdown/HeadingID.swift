@@ -33,9 +33,17 @@ public enum HeadingID {
             for k in 1..<len { v = (v << 6) | (UInt32(text[i + k]) & 0x3F) }
             // Hiragana, Katakana (without the middle dot U+30FB) and CJK ideographs: letters that
             // lowercasing leaves alone, so kept without looking up Unicode properties.
-            if (v >= 0x3041 && v <= 0x3096) || (v >= 0x30A1 && v <= 0x30FA) || v == 0x30FC || (v >= 0x4E00 && v <= 0x9FFF) {
-                for k in 0..<len { out.append(text[i + k]) } // capacity reserved: cheaper than a generic copy of 3 bytes
-                i += len
+            if isKanaOrKanji(v) {
+                // These are all 3-byte scalars: the run of them that starts here is copied in one
+                // go (byte appends were most of a Japanese heading's cost).
+                var j = i + 3
+                while j + 3 <= n && text[j] & 0xF0 == 0xE0 {
+                    let w = (UInt32(text[j]) & 0x0F) << 12 | (UInt32(text[j + 1]) & 0x3F) << 6 | (UInt32(text[j + 2]) & 0x3F)
+                    guard isKanaOrKanji(w) else { break }
+                    j += 3
+                }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: text[i..<j]))
+                i = j
                 continue
             }
             guard let scalar = Unicode.Scalar(v) else { return nil }
@@ -44,6 +52,11 @@ public enum HeadingID {
             i += len
         }
         return out
+    }
+
+    /// Hiragana, Katakana (without the middle dot U+30FB) and CJK ideographs.
+    @inline(__always) static func isKanaOrKanji(_ v: UInt32) -> Bool {
+        (v >= 0x3041 && v <= 0x3096) || (v >= 0x30A1 && v <= 0x30FA) || v == 0x30FC || (v >= 0x4E00 && v <= 0x9FFF)
     }
 
     @inline(__always) static func keeps(_ scalar: Unicode.Scalar) -> Bool {

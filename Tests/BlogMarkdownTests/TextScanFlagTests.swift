@@ -61,4 +61,19 @@ final class TextScanFlagTests: XCTestCase {
             XCTAssertEqual(b.withUnsafeBufferPointer { Transformer.httpPrefixLength($0) }, reference(b), "\(b)")
         }
     }
+
+    /// `HeadingID.makeBytes` (which copies runs of kana and kanji at once) against `makeGeneral`
+    /// (`lowercased()` and Unicode properties per scalar) on mixed generated headings.
+    func testHeadingIDBytesEqualTheGeneralPath() {
+        let pieces = ["あ", "ん", "ア", "ヶ", "ー", "・", "漢", "字", "鿿", "〜", "々", "　", "、", "a", "Z", "1", " ", "-", "_", "!",
+                      "é", "Ω", "한", "😀", "\u{3097}", "\u{30FB}", "\u{4DFF}", "\u{A000}", "ゝ", "ヿ"]
+        var generator = SplitMix(seed: 0x1D)
+        for _ in 0..<3_000 {
+            var text = ""
+            for _ in 0..<Int(generator.next() % 16) { text += pieces[Int(generator.next() % UInt64(pieces.count))] }
+            let bytes = Array(text.utf8)
+            guard let fast = bytes.withUnsafeBufferPointer({ HeadingID.makeBytes($0) }) else { continue }
+            XCTAssertEqual(String(decoding: fast, as: UTF8.self), HeadingID.makeGeneral(text), text.debugDescription)
+        }
+    }
 }
