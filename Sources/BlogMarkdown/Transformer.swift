@@ -165,6 +165,7 @@ final class Transformer {
 
     private func groupNotes(_ doc: Node) {
         var markers: [Node] = []
+        markers.reserveCapacity(8) // (a handful per document: no growth from one element)
         walkBlocks(doc) { node, t in
             if t == CMARK_NODE_HTML_BLOCK && literalBytes(ofLiteralNode: node, direct: direct).starts(with: noteMarkerPrefix) {
                 markers.append(node)
@@ -1434,6 +1435,8 @@ final class Transformer {
         var links: [MarkdownLink] = []
         swap(&codeText, &self.codeText)
         swap(&links, &self.links)
+        // (a document has a dozen links or so: growing from one element was five allocations)
+        links.reserveCapacity(16)
         var valid = true
 
         // (no nested functions here: capturing `out` would put it in a box with an exclusivity check per access)
