@@ -51,6 +51,14 @@ public enum MustacheValue: Sendable {
         return object.valueAddress(forKey: key, hash: hash)
     }
 
+    /// `memberAddress(_:hash:)`, trying the entry at `hint.pointee` first and storing where the
+    /// member was found.
+    @inlinable
+    func memberAddress(_ key: String, hash: UInt64, hint: UnsafeMutablePointer<Int32>) -> UnsafePointer<MustacheValue>? {
+        guard case .object(let object) = self else { return nil }
+        return object.valueAddress(forKey: key, hash: hash, hint: hint)
+    }
+
     /// The member of an object, or nil (for a missing key or a non-object).
     public subscript(key: String) -> MustacheValue? {
         if case .object(let dict) = self { return dict[key] }
@@ -264,6 +272,33 @@ public struct MustacheObject: Sendable, ExpressibleByDictionaryLiteral {
                 i += 1
             }
             return nil
+        }
+    }
+
+    /// `valueAddress(forKey:hash:)`, checking the entry at index `hint.pointee` first (most
+    /// lookups then compare one entry instead of scanning, e.g. the 26 `lang` strings, kept in
+    /// a dictionary's order); when the member is found elsewhere, its index is stored in `hint`.
+    @inlinable
+    func valueAddress(forKey key: String, hash: UInt64, hint: UnsafeMutablePointer<Int32>) -> UnsafePointer<MustacheValue>? {
+        entries.withUnsafeBufferPointer { buffer -> UnsafePointer<MustacheValue>? in
+            let n = buffer.count
+            let guess = Int(hint.pointee)
+            var found = -1
+            if guess < n && buffer[guess].hash == hash && buffer[guess].key == key {
+                found = guess
+            } else {
+                var i = 0
+                while i < n {
+                    if buffer[i].hash == hash && buffer[i].key == key { break }
+                    i += 1
+                }
+                if i == n { return nil }
+                hint.pointee = Int32(truncatingIfNeeded: i)
+                found = i
+            }
+            return UnsafeRawPointer(buffer.baseAddress! + found)
+                .advanced(by: MemoryLayout<Entry>.offset(of: \Entry.value)!)
+                .assumingMemoryBound(to: MustacheValue.self)
         }
     }
 

@@ -10,7 +10,8 @@ struct Delimiters: Sendable, Equatable {
 
 /// A name as written in a tag: `.` or a dotted path. A class, so that a tag hands its name to a
 /// lookup as one reference (an enum with two array payloads was copied field by field).
-final class Name: Sendable {
+/// `@unchecked Sendable`: `hints` is written, but each lane only by the renderer holding it.
+final class Name: @unchecked Sendable {
     /// `.`: the top of the context stack.
     let isImplicit: Bool
     /// The parts of a dotted path and their hashes (`MustacheObject.hash`), computed once when the
@@ -20,6 +21,10 @@ final class Name: Sendable {
     /// `parts[0]` and `hashes[0]` ("" and 0 for `.`), read by every lookup without indexing.
     let first: String
     let firstHash: UInt64
+    /// Per render lane (`RenderLane`), per part: the index of the object entry where the part was
+    /// last found. Pages of a site are built alike, so the same tag finds its member at the same
+    /// index on every page; the hint is checked (hash and key) before the scan of the entries.
+    let hints: UnsafeMutablePointer<Int32>
 
     init(_ text: String) {
         if text == "." {
@@ -33,7 +38,16 @@ final class Name: Sendable {
         }
         first = parts.first ?? ""
         firstHash = hashes.first ?? 0
+        let count = RenderLane.count * parts.count
+        hints = .allocate(capacity: max(count, 1))
+        hints.initialize(repeating: 0, count: max(count, 1))
     }
+
+    deinit { hints.deallocate() }
+
+    /// The hints of `lane` (`parts.count` of them).
+    @inline(__always)
+    func hints(lane: Int) -> UnsafeMutablePointer<Int32> { hints + lane * parts.count }
 }
 
 /// The template a partial or parent tag names: fixed, or looked up in the context (`*name`).

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One template's text. `name` is what partial and parent tags use (`partials/head`);
 /// `path` is only for error messages (`themes/x/templates/partials/head.mustache`).
 public struct TemplateSource: Sendable {
@@ -12,6 +14,47 @@ public struct TemplateSource: Sendable {
     }
 }
 
+/// The right to use one set of lookup hints of a library's templates (see `Name.hints`): a
+/// renderer that holds a lane remembers, for each tag, where in an object it found the name,
+/// and tries there first on the next page. A lane is used by one thread at a time (the holder
+/// must not render with it on two threads at once) and goes back to the library when released.
+public final class RenderLane: @unchecked Sendable {
+    /// How many lanes each library has (renders beyond that use no hints).
+    static let count = 8
+
+    let index: Int
+    private let pool: LanePool
+
+    fileprivate init(index: Int, pool: LanePool) {
+        self.index = index
+        self.pool = pool
+    }
+
+    deinit { pool.release(index) }
+}
+
+/// Which lanes of a library are taken.
+final class LanePool: @unchecked Sendable {
+    private let lock = NSLock()
+    private var taken: UInt64 = 0
+
+    fileprivate func claim() -> Int? {
+        lock.lock()
+        defer { lock.unlock() }
+        for index in 0..<RenderLane.count where taken & (1 << UInt64(index)) == 0 {
+            taken |= 1 << UInt64(index)
+            return index
+        }
+        return nil
+    }
+
+    fileprivate func release(_ index: Int) {
+        lock.lock()
+        taken &= ~(1 << UInt64(index))
+        lock.unlock()
+    }
+}
+
 /// A set of named templates, parsed once up front. Immutable, so one library can render on
 /// many threads at once.
 public final class TemplateLibrary: Sendable {
@@ -19,6 +62,12 @@ public final class TemplateLibrary: Sendable {
     /// Missing partials and parents are errors (true), or render as nothing (false, the
     /// Mustache spec's behaviour).
     public let strictPartials: Bool
+    private let lanes = LanePool()
+
+    /// A lane of lookup hints for one thread's renders, or nil when all are taken.
+    public func claimLane() -> RenderLane? {
+        lanes.claim().map { RenderLane(index: $0, pool: lanes) }
+    }
 
     /// Parses every source and, when `strictPartials`, checks that every partial and parent
     /// named by a fixed name exists. Throws the first problem (in source order).
@@ -110,7 +159,8 @@ public final class TemplateLibrary: Sendable {
 
     /// Renders the named template into a new array, written in place when the page fits in
     /// `capacity` bytes (a larger page is finished in a buffer of its own and copied once).
-    public func renderBytes(_ name: String, _ context: MustacheValue, capacity: Int) throws -> [UInt8] {
+    /// `lane`: lookup hints to use (held by this thread only), or nil.
+    public func renderBytes(_ name: String, _ context: MustacheValue, capacity: Int, lane: RenderLane? = nil) throws -> [UInt8] {
         guard let template = templates[name] else {
             throw MustacheError(path: name, line: 0, column: 0, message: "no template named '\(name)'")
         }
@@ -120,7 +170,7 @@ public final class TemplateLibrary: Sendable {
         var bytes = [UInt8](unsafeUninitializedCapacity: size) { storage, initialized in
             var out = OutputBuffer(lending: UnsafeMutableBufferPointer(rebasing: storage[0..<size]))
             withUnsafePointer(to: context) { context in
-                var renderer = Renderer(library: self, context: context)
+                var renderer = Renderer(library: self, context: context, lane: lane?.index ?? -1)
                 do {
                     try renderer.render(template.ops, template.info, into: &out)
                 } catch {

@@ -34,6 +34,8 @@ struct SharedViews: Sendable {
     let site: MustacheValue
     let lang: MustacheValue
     let asset: MustacheValue
+    /// The lookup hints the worker holding these views renders with (see `RenderLane`).
+    var lane: RenderLane? = nil
 }
 
 /// Builds view models and renders every HTML page of the site with the theme.
@@ -170,7 +172,9 @@ struct PageRenderer {
                 let out = outputBuffer
                 let failed = failureBuffer
                 WorkShare.run(count: jobs.count, workers: sharedViews.count, batch: 4) { worker, claim in
-                    let views = sharedViews[worker]
+                    var views = sharedViews[worker]
+                    // Held by this worker until it has no pages left.
+                    views.lane = theme.library.claimLane()
                     while let range = claim() {
                         for index in range {
                             do {
@@ -198,7 +202,7 @@ struct PageRenderer {
     @inline(never)
     func render(_ job: PageJob, views: SharedViews? = nil) throws -> OutputFile {
         let (template, path, context) = view(for: job, views: views)
-        let bytes = try theme.library.renderBytes(template, context, capacity: PageRenderer.capacityEstimate(job, model: model))
+        let bytes = try theme.library.renderBytes(template, context, capacity: PageRenderer.capacityEstimate(job, model: model), lane: views?.lane)
         return OutputFile(path: path, bytes: bytes)
     }
 

@@ -588,3 +588,66 @@ final class UnsharedValueTests: XCTestCase {
 private extension MustacheValue {
     func member(_ key: String) -> MustacheValue? { self[key] }
 }
+
+/// Renders with lookup hints (`RenderLane`) must match renders without: the same templates over
+/// contexts whose objects hold the same names at different indices, or not at all, so that
+/// every hint is in turn right, stale, out of range and pointing at another name.
+final class LookupHintTests: XCTestCase {
+    private struct Generator {
+        var state: UInt64
+        mutating func next(_ bound: Int) -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int((state >> 33) % UInt64(bound))
+        }
+    }
+
+    private static let names = ["a", "b", "title", "url", "site", "lang", "page", "item", "x", "long_name_past_fifteen_bytes"]
+
+    /// An object with a random subset of `names`, in random order, nested to `depth`.
+    private static func object(_ random: inout Generator, depth: Int) -> MustacheValue {
+        var object = MustacheObject()
+        var keys = names
+        for k in stride(from: keys.count - 1, to: 0, by: -1) { keys.swapAt(k, random.next(k + 1)) }
+        for key in keys.prefix(random.next(keys.count + 1)) {
+            switch random.next(depth > 0 ? 5 : 3) {
+            case 0: object[key] = .string("\(key)-\(random.next(100))<&>")
+            case 1: object[key] = .int(random.next(1000))
+            case 2: object[key] = .bool(random.next(2) == 0)
+            case 3: object[key] = Self.object(&random, depth: depth - 1)
+            default: object[key] = .array((0..<random.next(4)).map { _ in Self.object(&random, depth: depth - 1) })
+            }
+        }
+        return .object(object)
+    }
+
+    func testHintedLookupsMatchPlainLookups() throws {
+        let text = """
+        {{a}}|{{site.title}}|{{lang.x}}|{{page.item.url}}|{{long_name_past_fifteen_bytes}}|{{b.a.title}}
+        {{#item}}[{{a}}/{{title}}/{{site.url}}/{{page.a}}/{{long_name_past_fifteen_bytes.x}}]{{/item}}
+        {{#page}}{{#lang}}({{x}}.{{title}}.{{site.title}}){{/lang}}{{^b}}no b{{/b}}{{/page}}
+        {{#site.item}}<{{url}}{{#item}}:{{title}}:{{a.b}}{{/item}}>{{/site.item}}
+        """
+        let library = try TemplateLibrary([TemplateSource(name: "t", text: text, path: "t.mustache")])
+        guard let lane = library.claimLane() else { return XCTFail("no lane") }
+        var random = Generator(state: 42)
+        var differentPages = Set<[UInt8]>()
+        for _ in 0..<400 {
+            let context = Self.object(&random, depth: 3)
+            let plain = try library.renderBytes("t", context, capacity: 64)
+            // Twice: the second render reads the hints the first one stored.
+            XCTAssertEqual(try library.renderBytes("t", context, capacity: 64, lane: lane), plain)
+            XCTAssertEqual(try library.renderBytes("t", context, capacity: 64, lane: lane), plain)
+            differentPages.insert(plain)
+        }
+        XCTAssertGreaterThan(differentPages.count, 100)
+    }
+
+    func testLanesAreExclusiveAndComeBack() throws {
+        let library = try TemplateLibrary([TemplateSource(name: "t", text: "{{a}}", path: "t.mustache")])
+        var held = (0..<8).compactMap { _ in library.claimLane() }
+        XCTAssertEqual(held.count, 8)
+        XCTAssertNil(library.claimLane())
+        held.removeLast()
+        XCTAssertNotNil(library.claimLane())
+    }
+}
