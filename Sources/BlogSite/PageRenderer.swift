@@ -38,8 +38,25 @@ struct SharedViews: Sendable {
     var lane: RenderLane? = nil
 }
 
+/// The member names of the objects built for every page, hashed once (see `MustacheKey`).
+final class ViewKeys: Sendable {
+    let number = MustacheKey("number"), url = MustacheKey("url"), isCurrent = MustacheKey("is_current")
+    let isGap = MustacheKey("is_gap"), current = MustacheKey("current"), total = MustacheKey("total")
+    let hasPages = MustacheKey("has_pages"), pages = MustacheKey("pages"), prev = MustacheKey("prev")
+    let next = MustacheKey("next"), kind = MustacheKey("kind"), title = MustacheKey("title")
+    let description = MustacheKey("description"), permalink = MustacheKey("permalink")
+    let isPost = MustacheKey("is_post"), isHome = MustacheKey("is_home"), ogType = MustacheKey("og_type")
+    let site = MustacheKey("site"), lang = MustacheKey("lang"), asset = MustacheKey("asset"), page = MustacheKey("page")
+    let content = MustacheKey("content"), toc = MustacheKey("toc"), hasToc = MustacheKey("has_toc")
+    let level = MustacheKey("level"), text = MustacheKey("text"), id = MustacheKey("id")
+    let related = MustacheKey("related"), hasRelated = MustacheKey("has_related"), dateISO = MustacheKey("date_iso")
+    let publishedTime = MustacheKey("published_time"), tags = MustacheKey("tags"), modifiedTime = MustacheKey("modified_time")
+}
+
 /// Builds view models and renders every HTML page of the site with the theme.
 struct PageRenderer {
+    static let keys = ViewKeys()
+
     let model: SiteModel
     let theme: Theme
     let urls: URLBuilder
@@ -224,6 +241,7 @@ struct PageRenderer {
     /// does not put 1,000 links on every page).
     func pagination(current: Int, total: Int, base: String) -> MustacheValue {
         let total = max(total, 1)
+        let k = PageRenderer.keys
         // Built member by member, without an array of candidate numbers: as literals, the small
         // objects here cost ~17,500 instructions a call (see the note above `context(page:)`).
         var pages: [MustacheValue] = []
@@ -234,16 +252,16 @@ struct PageRenderer {
             if last > 0 && number > last + 1 {
                 var gap = MustacheObject()
                 gap.reserveCapacity(2)
-                gap["is_gap"] = .bool(true)
-                gap["is_current"] = .bool(false)
+                gap.append(new: k.isGap, .bool(true))
+                gap.append(new: k.isCurrent, .bool(false))
                 pages.append(.object(gap))
             }
             var item = MustacheObject()
             item.reserveCapacity(4)
-            item["number"] = .int(number)
-            item["url"] = .string(pagedURL(base, number))
-            item["is_current"] = .bool(number == current)
-            item["is_gap"] = .bool(false)
+            item.append(new: k.number, .int(number))
+            item.append(new: k.url, .string(pagedURL(base, number)))
+            item.append(new: k.isCurrent, .bool(number == current))
+            item.append(new: k.isGap, .bool(false))
             pages.append(.object(item))
             last = number
         }
@@ -252,33 +270,34 @@ struct PageRenderer {
         add(total)
         var fields = MustacheObject()
         fields.reserveCapacity(6)
-        fields["current"] = .int(current)
-        fields["total"] = .int(total)
-        fields["has_pages"] = .bool(total > 1)
-        fields["pages"] = .array(pages)
-        if current > 1 { fields["prev"] = link(pagedURL(base, current - 1)) }
-        if current < total { fields["next"] = link(pagedURL(base, current + 1)) }
+        fields.append(new: k.current, .int(current))
+        fields.append(new: k.total, .int(total))
+        fields.append(new: k.hasPages, .bool(total > 1))
+        fields.append(new: k.pages, .array(pages))
+        if current > 1 { fields.append(new: k.prev, link(pagedURL(base, current - 1))) }
+        if current < total { fields.append(new: k.next, link(pagedURL(base, current + 1))) }
         return .object(fields)
     }
 
     private func link(_ url: String) -> MustacheValue {
         var fields = MustacheObject()
         fields.reserveCapacity(1)
-        fields["url"] = .string(url)
+        fields.append(new: PageRenderer.keys.url, .string(url))
         return .object(fields)
     }
 
     func pageValue(kind: String, title: String, url: String, description: String? = nil, extra: MustacheObject = [:]) -> MustacheValue {
+        let k = PageRenderer.keys
         var fields = MustacheObject()
         fields.reserveCapacity(8 + extra.count)
-        fields["kind"] = .string(kind)
-        fields["title"] = .string(title)
-        fields["description"] = .string(description ?? model.config.description)
-        fields["url"] = .string(url)
-        fields["permalink"] = .string(urls.absolute(url))
-        fields["is_post"] = .bool(kind == "post")
-        fields["is_home"] = .bool(kind == "home")
-        fields["og_type"] = .string(kind == "post" ? "article" : "website")
+        fields.append(new: k.kind, .string(kind))
+        fields.append(new: k.title, .string(title))
+        fields.append(new: k.description, .string(description ?? model.config.description))
+        fields.append(new: k.url, .string(url))
+        fields.append(new: k.permalink, .string(urls.absolute(url)))
+        fields.append(new: k.isPost, .bool(kind == "post"))
+        fields.append(new: k.isHome, .bool(kind == "home"))
+        fields.append(new: k.ogType, .string(kind == "post" ? "article" : "website"))
         fields.merge(extra)
         return .object(fields)
     }
@@ -287,15 +306,16 @@ struct PageRenderer {
     /// The title and URL are taken from the post's list-item view when it was built (the same
     /// strings), so the URL is not percent-encoded again.
     func neighbour(_ index: Int) -> MustacheValue {
+        let k = PageRenderer.keys
         var fields = MustacheObject()
         fields.reserveCapacity(2)
-        if case .object(let summary) = postSummaries[index], let title = summary["title"], let url = summary["url"] {
-            fields["title"] = title
-            fields["url"] = url
+        if case .object(let summary) = postSummaries[index], let title = summary[k.title], let url = summary[k.url] {
+            fields.append(new: k.title, title)
+            fields.append(new: k.url, url)
         } else {
             let post = model.posts[index]
-            fields["title"] = .string(post.title)
-            fields["url"] = .string(urls.post(post.slug))
+            fields.append(new: k.title, .string(post.title))
+            fields.append(new: k.url, .string(urls.post(post.slug)))
         }
         return .object(fields)
     }
@@ -304,12 +324,13 @@ struct PageRenderer {
     // literal's variadic array of (key, value) tuples is destroyed through the runtime's generic
     // tuple destroy, about 1,400 instructions per small literal, for every page.
     func context(page: MustacheValue, _ extra: MustacheObject, views: SharedViews) -> MustacheValue {
+        let k = PageRenderer.keys
         var fields = MustacheObject()
         fields.reserveCapacity(4 + extra.count)
-        fields["site"] = views.site
-        fields["lang"] = views.lang
-        fields["asset"] = views.asset
-        fields["page"] = page
+        fields.append(new: k.site, views.site)
+        fields.append(new: k.lang, views.lang)
+        fields.append(new: k.asset, views.asset)
+        fields.append(new: k.page, page)
         fields.merge(extra)
         return .object(fields)
     }
@@ -341,6 +362,7 @@ struct PageRenderer {
                 "pagination": pagination(current: page, total: total, base: urls.path("")),
             ]))
         case .post(let index):
+            let k = PageRenderer.keys
             let post = model.posts[index]
             var fields: MustacheObject
             if case .object(let summary) = postSummaries[index] {
@@ -348,39 +370,39 @@ struct PageRenderer {
                 // (postValue with full: false, the same tags): its dates and URLs are not made again.
                 fields = summary
                 fields.reserveCapacity(summary.count + 8)
-                fields["content"] = .string(urls.rewriteRootLinks(post.content.html))
+                fields[k.content] = .string(urls.rewriteRootLinks(post.content.html))
             } else {
                 let tags = model.postTags[index].map { tagValues[$0] }
                 guard case .object(let full) = PageRenderer.postValue(post, tags: tags, urls: urls, language: language, full: true) else { fatalError() }
                 fields = full
             }
             let headings = post.content.headings
-            fields["toc"] = .array(headings.map { heading in
+            fields[k.toc] = .array(headings.map { heading in
                 var item = MustacheObject()
                 item.reserveCapacity(3)
-                item["level"] = .int(heading.level)
-                item["text"] = .string(heading.text)
-                item["id"] = .string(heading.id)
+                item.append(new: k.level, .int(heading.level))
+                item.append(new: k.text, .string(heading.text))
+                item.append(new: k.id, .string(heading.id))
                 return .object(item)
             })
-            fields["has_toc"] = .bool(headings.count >= config.tocMinHeadings)
+            fields[k.hasToc] = .bool(headings.count >= config.tocMinHeadings)
             if index + 1 < model.posts.count {
-                fields["prev"] = neighbour(index + 1)
+                fields[k.prev] = neighbour(index + 1)
             }
             if index > 0 {
-                fields["next"] = neighbour(index - 1)
+                fields[k.next] = neighbour(index - 1)
             }
             let related = model.related[index].map { postSummaries[$0] }
-            fields["related"] = .array(related)
-            fields["has_related"] = .bool(!related.isEmpty)
+            fields[k.related] = .array(related)
+            fields[k.hasRelated] = .bool(!related.isEmpty)
             let url: String
-            if case .string(let postURL)? = fields["url"] { url = postURL } else { url = urls.post(post.slug) }
-            let published: MustacheValue = fields["date_iso"] ?? .string(post.date.iso8601)
+            if case .string(let postURL)? = fields[k.url] { url = postURL } else { url = urls.post(post.slug) }
+            let published: MustacheValue = fields[k.dateISO] ?? .string(post.date.iso8601)
             var extra = MustacheObject()
             extra.reserveCapacity(3)
-            extra["published_time"] = published
-            extra["tags"] = .array(post.tags.map { .string($0) })
-            extra["modified_time"] = post.updated.map { .string($0.iso8601) } ?? published
+            extra.append(new: k.publishedTime, published)
+            extra.append(new: k.tags, .array(post.tags.map { .string($0) }))
+            extra.append(new: k.modifiedTime, post.updated.map { .string($0.iso8601) } ?? published)
             let page = pageValue(kind: "post", title: post.title, url: url, description: post.summary, extra: extra)
             return ("post", "posts/" + post.slug + "/index.html", context(page: page, ["post": .object(fields)]))
         case .page(let index):

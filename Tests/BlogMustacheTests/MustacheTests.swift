@@ -651,3 +651,40 @@ final class LookupHintTests: XCTestCase {
         XCTAssertNotNil(library.claimLane())
     }
 }
+
+/// `MustacheKey` (a name hashed once) must set and read members exactly as the name does.
+final class MustacheKeyTests: XCTestCase {
+    private static func describe(_ object: MustacheObject) -> String {
+        object.members.map { "\($0.key)=\($0.value.interpolationText)" }.joined(separator: ",")
+    }
+
+    func testKeyedSetsMatchNamedSets() throws {
+        let names = ["a", "b", "title", "url", "", "日本語", "long_name_past_fifteen_bytes", "x.y"]
+        let keys = names.map { MustacheKey($0) }
+        var state: UInt64 = 7
+        func next(_ bound: Int) -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        for _ in 0..<300 {
+            var named = MustacheObject(), keyed = MustacheObject(), appended = MustacheObject()
+            for step in 0..<next(12) {
+                let k = next(names.count)
+                let value: MustacheValue? = next(5) == 0 ? nil : .string("v\(step)")
+                named[names[k]] = value
+                keyed[keys[k]] = value
+                // `append(new:)` for names the object does not hold, the rest through the name.
+                if let value, appended[names[k]] == nil {
+                    appended.append(new: keys[k], value)
+                } else {
+                    appended[names[k]] = value
+                }
+                XCTAssertEqual(Self.describe(keyed), Self.describe(named))
+                XCTAssertEqual(Self.describe(appended), Self.describe(named))
+                for (name, key) in zip(names, keys) {
+                    XCTAssertEqual(keyed[key]?.interpolationText, named[name]?.interpolationText)
+                }
+            }
+        }
+    }
+}
