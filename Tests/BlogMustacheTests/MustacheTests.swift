@@ -79,6 +79,20 @@ extension EscapingTests {
         }
         let long = String(repeating: "日本語のテキスト", count: 40) + "<&>" + String(repeating: "x", count: 31) + "'"
         XCTAssertEqual(try library.render("t", ["x": .string(long)]), reference(long) + "|" + long)
+        // Several special and near-special characters (the 16-byte test's false matches `=` and
+        // `?` among them) at random places in strings of 0-63 characters, across the vector and tail
+        // paths.
+        let alphabet: [Character] = ["&", "<", ">", "\"", "'", "=", "?", "a", "z", "日", "%", ";", "\u{7F}"]
+        var state: UInt64 = 3
+        for _ in 0..<3000 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            var s = ""
+            for _ in 0..<Int(state >> 58) {
+                state = state &* 6364136223846793005 &+ 1442695040888963407
+                s.append(alphabet[Int((state >> 33) % UInt64(alphabet.count))])
+            }
+            XCTAssertEqual(try library.render("t", ["x": .string(s)]), reference(s) + "|" + s, s)
+        }
     }
 }
 
