@@ -61,6 +61,29 @@ func appendEscaped(_ buffer: UnsafeBufferPointer<UInt8>, to out: inout OutputBuf
     if runStart < n { out.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: n - runStart)) }
 }
 
+/// Appends `value` in decimal, the bytes `String(value)` holds (digits need no escaping),
+/// without making the String: ~165 instructions an integer through `description`, for the
+/// 17,000 integers (reading times, page numbers, years) of a 1,000-post build.
+func appendDecimal(_ value: Int, to out: inout OutputBuffer) {
+    var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    withUnsafeMutableBytes(of: &digits) { raw in
+        let end = raw.count
+        let bytes = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        var k = end
+        var rest = value.magnitude
+        repeat {
+            k -= 1
+            bytes[k] = UInt8(truncatingIfNeeded: rest % 10) &+ UInt8(ascii: "0")
+            rest /= 10
+        } while rest != 0
+        if value < 0 {
+            k -= 1
+            bytes[k] = UInt8(ascii: "-")
+        }
+        out.append(bytes + k, count: end - k)
+    }
+}
+
 @inline(__always)
 func appendRaw(_ text: String, to out: inout OutputBuffer) {
     // One copy of the contiguous UTF-8 (a post's HTML is 5-20 KB): appending `text.utf8` as a
@@ -227,6 +250,8 @@ struct Renderer {
             if escaped { appendEscaped(s, to: &out) } else { appendRaw(s, to: &out) }
         case .lambda:
             return false
+        case .int(let value):
+            appendDecimal(value, to: &out)
         default:
             let s = address.pointee.interpolationText
             if escaped { appendEscaped(s, to: &out) } else { appendRaw(s, to: &out) }

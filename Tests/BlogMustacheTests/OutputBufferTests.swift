@@ -30,4 +30,27 @@ final class OutputBufferTests: XCTestCase {
             }
         }
     }
+
+    /// `{{n}}` writes an integer's digits itself (`appendDecimal`): the same text as `String(n)`.
+    func testIntegersInterpolateAsTheirDescription() throws {
+        let library = try TemplateLibrary([TemplateSource(name: "t", text: "{{n}}|{{{n}}}", path: "t.mustache")])
+        var values: [Int] = [0, 1, -1, 9, 10, -10, 99, 100, Int.max, Int.min, Int.max - 1, Int.min + 1]
+        var power = 1
+        while power <= Int.max / 10 {
+            power *= 10
+            values += [power - 1, power, power + 1, -power + 1, -power, -power - 1]
+        }
+        var state: UInt64 = 11
+        for _ in 0..<500 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            values.append(Int(truncatingIfNeeded: state) >> Int(state % 64))
+        }
+        for value in values {
+            XCTAssertEqual(try library.render("t", ["n": .int(value)]), "\(value)|\(value)")
+            var out = OutputBuffer(capacity: 8)
+            defer { out.deallocate() }
+            appendDecimal(value, to: &out)
+            XCTAssertEqual(Array(out.bytes), Array(String(value).utf8))
+        }
+    }
 }
