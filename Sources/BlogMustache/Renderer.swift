@@ -223,11 +223,11 @@ struct Renderer {
                 try ref._withUnsafeGuaranteedRef { try renderSection($0, info, into: &out) }
             case .partial(let ref):
                 unowned(unsafe) let partial = ref.takeUnretainedValue()
-                guard let template = try resolve(partial.ref, isParent: false, info, partial.offset) else { break }
+                guard let template = try partial.target ?? resolve(partial.ref, isParent: false, info, partial.offset) else { break }
                 try include(template, indent: partial.indent, info, partial.offset, into: &out)
             case .parent(let ref):
                 unowned(unsafe) let parent = ref.takeUnretainedValue()
-                guard let template = try resolve(parent.ref, isParent: true, info, parent.offset) else { break }
+                guard let template = try parent.target ?? resolve(parent.ref, isParent: true, info, parent.offset) else { break }
                 overrides.append(parent.blocks)
                 defer { overrides.removeLast() }
                 try include(template, indent: parent.indent, info, parent.offset, into: &out)

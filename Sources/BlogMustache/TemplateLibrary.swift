@@ -93,6 +93,7 @@ public final class TemplateLibrary: Sendable {
                 }
             }
         }
+        for template in templates.values { linkTargets(template.nodes, templates) }
         self.templates = templates
         self.strictPartials = strictPartials
     }

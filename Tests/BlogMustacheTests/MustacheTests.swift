@@ -702,3 +702,33 @@ final class MustacheKeyTests: XCTestCase {
         }
     }
 }
+
+/// Partial and parent tags of a library's templates point at their templates (`linkTargets`);
+/// the same text a lambda returns is parsed at render time and looks the names up. Both must
+/// render the same, through sections, blocks, block arguments and nested parents.
+final class LinkedPartialTests: XCTestCase {
+    func testLinkedTagsMatchLookedUpTags() throws {
+        let body = """
+        [{{> p1}}|{{#items}}{{> p2}}{{/items}}|{{< base}}{{$ slot}}in {{> p1}} {{< inner}}{{$ x}}{{> p3}}{{/ x}}{{/ inner}}{{/ slot}}{{/ base}}]
+          {{> p2}}
+        """
+        let sources = [
+            TemplateSource(name: "main", text: body, path: "main.mustache"),
+            TemplateSource(name: "p1", text: "one({{v}})", path: "p1.mustache"),
+            TemplateSource(name: "p2", text: "two({{v}}{{> p1}})\n", path: "p2.mustache"),
+            TemplateSource(name: "p3", text: "three", path: "p3.mustache"),
+            TemplateSource(name: "base", text: "<{{$ slot}}default{{/ slot}}>", path: "base.mustache"),
+            TemplateSource(name: "inner", text: "({{$ x}}none{{/ x}}){{> p1}}", path: "inner.mustache"),
+            TemplateSource(name: "viaLambda", text: "{{{lambda}}}", path: "viaLambda.mustache"),
+        ]
+        let library = try TemplateLibrary(sources)
+        let context: MustacheValue = [
+            "v": "V", "items": [["v": "a"], ["v": "b"]],
+            "lambda": .lambda(MustacheLambda { body }),
+        ]
+        let linked = try library.render("main", context)
+        XCTAssertEqual(try library.render("viaLambda", context), linked)
+        XCTAssertTrue(linked.contains("two(aone(a))"), linked)
+        XCTAssertTrue(linked.contains("(three)one(V)"), linked)
+    }
+}
