@@ -81,15 +81,16 @@ public struct ContentLoader {
         let renderer = MarkdownRenderer(options: MarkdownOptions(hardBreaks: config.markdownHardBreaks, unsafeHTML: config.markdownUnsafe))
         let root = folderPath
         var results = [LoadedFile?](repeating: nil, count: files.count)
-        // Files not in the page cache are read ahead of the loaders (see ReadAhead).
-        let readAhead = ReadAhead(paths: files.count >= ReadAhead.minimumCount ? files.map { root + $0 } : [])
+        // Once a file is found out of the page cache, the next ones are read ahead (see ReadAhead).
+        let readAhead = ReadAhead(root: root, paths: files)
         defer { readAhead.stop() }
         results.withUnsafeMutableBufferPointer { buffer in
             let out = buffer
             DispatchQueue.concurrentPerform(iterations: files.count) { index in
                 readAhead.reached(index)
                 var found: [Diagnostic] = []
-                let loaded = loadFile(files[index], root: root, renderer: renderer, diagnostics: &found)
+                let loaded = loadFile(files[index], root: root, renderer: renderer, diagnostics: &found,
+                                      uncached: { readAhead.missed(at: index) })
                 var file = LoadedFile(path: files[index], post: nil, page: nil, diagnostics: found)
                 switch loaded {
                 case .post(let post): file.post = post
@@ -121,12 +122,14 @@ public struct ContentLoader {
         try collect(loadFiles(markdownFiles()))
     }
 
-    func loadFile(_ path: String, root: String, renderer: MarkdownRenderer, diagnostics: inout [Diagnostic]) -> Loaded {
+    /// `uncached`: called when the file was not in the page cache.
+    func loadFile(_ path: String, root: String, renderer: MarkdownRenderer, diagnostics: inout [Diagnostic],
+                  uncached: (() -> Void)? = nil) -> Loaded {
         // The file stays bytes: the front matter is cut from them and the body rendered from them.
         let text: [UInt8]
         let document: (yaml: Range<Int>?, yamlFirstLine: Int, bodyOffset: Int, bodyFirstLine: Int)
         do {
-            text = try SourceText.readUTF8(path: root + path, displayPath: path)
+            text = try SourceText.readUTF8(path: root + path, displayPath: path, uncached: uncached)
             document = try text.withUnsafeBufferPointer { try SplitDocument.splitRanges(utf8: $0, path: path) }
         } catch let diagnostic as Diagnostic {
             diagnostics.append(diagnostic)

@@ -1,18 +1,23 @@
 import XCTest
 import BlogCore
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 final class ReadAheadTests: XCTestCase {
-    /// Files under a fresh temporary folder; every fifth path is missing (the hints skip it).
-    private func makeFiles(_ count: Int) throws -> [String] {
+    /// A fresh temporary folder (with a trailing `/`) and `count` file names in it; every fifth
+    /// file is missing (the hints skip it).
+    private func makeFiles(_ count: Int) throws -> (root: String, names: [String]) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("readahead-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
-        return try (0..<count).map { index in
-            let path = folder.appendingPathComponent("post-\(index).md").path
-            if index % 5 != 4 { try Data("# \(index)\n".utf8).write(to: URL(fileURLWithPath: path)) }
-            return path
+        let names = try (0..<count).map { index in
+            let name = "post-\(index).md"
+            if index % 5 != 4 { try Data("# \(index)\n".utf8).write(to: folder.appendingPathComponent(name)) }
+            return name
         }
+        return (folder.path + "/", names)
     }
 
     /// Waits (up to 10 s) until `condition` holds.
@@ -25,28 +30,42 @@ final class ReadAheadTests: XCTestCase {
         return true
     }
 
-    func testHintsStayWithinTheWindowAheadOfTheLoaders() throws {
-        let paths = try makeFiles(100)
-        let readAhead = ReadAhead(paths: paths, window: 4, minimumCount: 10)
+    func testNoHintsUntilAFileIsMissed() throws {
+        let files = try makeFiles(100)
+        let readAhead = ReadAhead(root: files.root, paths: files.names, window: 4, minimumCount: 10)
         defer { readAhead.stop() }
-        // No loader has started: files 0...3 only.
+        readAhead.reached(50)
+        usleep(50_000)
+        XCTAssertEqual(readAhead.hintedCount, 0, "files in the page cache need no hints")
+    }
+
+    func testHintsStartAfterTheMissAndStayWithinTheWindow() throws {
+        let files = try makeFiles(100)
+        let readAhead = ReadAhead(root: files.root, paths: files.names, window: 4, minimumCount: 10)
+        defer { readAhead.stop() }
+        // A loader missed file 0: files 1...4.
+        readAhead.missed(at: 0)
         XCTAssertTrue(eventually { readAhead.hintedCount == 4 }, "hinted \(readAhead.hintedCount)")
         usleep(50_000)
         XCTAssertEqual(readAhead.hintedCount, 4)
-        // A loader at file 9: up to file 13. Reaching an earlier file again moves nothing back.
+        // A loader at file 9: up to file 13. An earlier file, or a second miss, changes nothing.
         readAhead.reached(9)
         readAhead.reached(2)
-        XCTAssertTrue(eventually { readAhead.hintedCount == 14 }, "hinted \(readAhead.hintedCount)")
+        readAhead.missed(at: 3)
+        XCTAssertTrue(eventually { readAhead.hintedCount == 13 }, "hinted \(readAhead.hintedCount)")
         usleep(50_000)
-        XCTAssertEqual(readAhead.hintedCount, 14)
-        // The last file reached: every file, missing ones included, is passed over once.
+        XCTAssertEqual(readAhead.hintedCount, 13)
+        // The last file reached: every file after the first, missing ones included, once.
         readAhead.reached(99)
-        XCTAssertTrue(eventually { readAhead.hintedCount == 100 }, "hinted \(readAhead.hintedCount)")
+        XCTAssertTrue(eventually { readAhead.hintedCount == 99 }, "hinted \(readAhead.hintedCount)")
+        usleep(50_000)
+        XCTAssertEqual(readAhead.hintedCount, 99)
     }
 
     func testStopEndsTheHintsWhileTheyWait() throws {
-        let paths = try makeFiles(100)
-        let readAhead = ReadAhead(paths: paths, window: 8, minimumCount: 10)
+        let files = try makeFiles(100)
+        let readAhead = ReadAhead(root: files.root, paths: files.names, window: 8, minimumCount: 10)
+        readAhead.missed(at: 0)
         XCTAssertTrue(eventually { readAhead.hintedCount == 8 })
         readAhead.stop()
         readAhead.reached(99)
@@ -55,12 +74,54 @@ final class ReadAheadTests: XCTestCase {
         readAhead.stop() // a second stop returns at once
     }
 
-    func testFewFilesStartNoThread() throws {
-        let paths = try makeFiles(5)
-        let readAhead = ReadAhead(paths: paths, window: 4, minimumCount: 10)
-        readAhead.reached(4)
+    func testNoHintsAfterStopOrForFewFiles() throws {
+        let files = try makeFiles(100)
+        let stopped = ReadAhead(root: files.root, paths: files.names, window: 4, minimumCount: 10)
+        stopped.stop()
+        stopped.missed(at: 0)
+        let few = ReadAhead(root: files.root, paths: Array(files.names.prefix(5)), window: 4, minimumCount: 10)
+        few.missed(at: 0)
         usleep(50_000)
-        XCTAssertEqual(readAhead.hintedCount, 0)
-        readAhead.stop()
+        XCTAssertEqual(stopped.hintedCount, 0)
+        XCTAssertEqual(few.hintedCount, 0)
+        few.stop()
     }
+
+    #if canImport(Glibc)
+    /// `readBytes` reports a file whose pages are not in memory, and reads it all the same.
+    func testReadBytesTellsWhenAFileWasNotCached() throws {
+        let files = try makeFiles(1)
+        let path = files.root + files.names[0]
+        let text = String(repeating: "キャッシュ外の記事\n", count: 2_000)
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        _ = try SourceText.readBytes(path)
+        var misses = 0
+        XCTAssertEqual(try SourceText.readBytes(path, uncached: { misses += 1 }), Array(text.utf8))
+        XCTAssertEqual(misses, 0, "just read, so in the page cache")
+        // Written back and dropped from the page cache (tmpfs keeps its pages: nothing to check).
+        let fd = open(path, O_RDONLY)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        fsync(fd)
+        _ = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED)
+        close(fd)
+        // Whether the first page really left (tmpfs keeps its pages: nothing to check there).
+        let evicted = firstPageIsResident(path) == false
+        let bytes = try SourceText.readBytes(path, uncached: { misses += 1 })
+        XCTAssertEqual(bytes, Array(text.utf8))
+        if evicted { XCTAssertEqual(misses, 1, "evicted, so not in the page cache") }
+    }
+
+    /// mincore(2) of the file's first page, mapped without touching it (nil if that fails).
+    private func firstPageIsResident(_ path: String) -> Bool? {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        let length = 4096
+        guard let map = mmap(nil, length, PROT_READ, MAP_SHARED, fd, 0), map != MAP_FAILED else { return nil }
+        defer { munmap(map, length) }
+        var vector: UInt8 = 0
+        guard mincore(map, length, &vector) == 0 else { return nil }
+        return vector & 1 == 1
+    }
+    #endif
 }
