@@ -148,30 +148,12 @@ def bench_blog(blog, bench, corpus, out, runs):
         try:
             result["files_ram"] = files_floor(bench, out, os.path.join(ram, "files"))
             shutil.rmtree(os.path.join(ram, "files"), ignore_errors=True)
-            in_ram = []
-            for i in range(runs):
-                folder = os.path.join(ram, f"run{i}")
-                r = timed([blog, "build", "--source", corpus, "--output", folder, "--quiet", "--timings"])
-                shutil.rmtree(folder, ignore_errors=True)
-                in_ram.append(r)
-                log(f"    blog full build into RAM {i + 1}/{runs}: {r['wall_s']:.2f} s wall, {r['cpu_s']:.2f} s CPU, {r['rss_mb']:.0f} MB")
-            result["full_ram"] = summarize(in_ram)
-            result["full_ram"]["phases_s"] = {n: statistics.median(parse_phases(r["stderr"]).get(n, 0.0) for r in in_ram)
-                                              for n in parse_phases(in_ram[0]["stderr"])}
+            result["full_ram"] = ram_builds(blog, corpus, ram, "run", runs, "blog full build into RAM")
             # The same with the input out of the page cache, as after a reboot or a fresh clone (and
             # as on this machine a minute after the files were last read: it pages out memory left
             # alone that long).
-            cold = []
-            for i in range(runs):
-                folder = os.path.join(ram, f"cold{i}")
-                evicted = evict_page_cache(corpus)
-                r = timed([blog, "build", "--source", corpus, "--output", folder, "--quiet", "--timings"])
-                shutil.rmtree(folder, ignore_errors=True)
-                cold.append(r)
-                log(f"    blog full build into RAM, input not cached ({evicted} files evicted) {i + 1}/{runs}: {r['wall_s']:.2f} s wall, {r['cpu_s']:.2f} s CPU")
-            result["cold_ram"] = summarize(cold)
-            result["cold_ram"]["phases_s"] = {n: statistics.median(parse_phases(r["stderr"]).get(n, 0.0) for r in cold)
-                                              for n in parse_phases(cold[0]["stderr"])}
+            result["cold_ram"] = ram_builds(blog, corpus, ram, "cold", runs, "blog full build into RAM, input not cached",
+                                            before=lambda: f"{evict_page_cache(corpus)} files evicted")
         finally:
             shutil.rmtree(ram, ignore_errors=True)
     else:
@@ -197,6 +179,23 @@ def bench_blog(blog, bench, corpus, out, runs):
         log(f"    blog forced no-change rebuild {i + 1}/{runs}: {r['wall_s']:.2f} s wall")
     result["forced_rebuild"] = summarize(forced)
     result["rebuild"]["phases_s"] = {n: statistics.median(parse_phases(r["stderr"]).get(n, 0.0) for r in forced) for n in names}
+    return result
+
+
+def ram_builds(blog, corpus, ram, prefix, runs, label, before=None):
+    """`runs` full builds into new folders under ram (each deleted at once); `before()` runs ahead
+    of each build and says what it did. Returns the summary with the median phases."""
+    samples = []
+    for i in range(runs):
+        folder = os.path.join(ram, f"{prefix}{i}")
+        note = before() if before else None
+        r = timed([blog, "build", "--source", corpus, "--output", folder, "--quiet", "--timings"])
+        shutil.rmtree(folder, ignore_errors=True)
+        samples.append(r)
+        log(f"    {label}{f' ({note})' if note else ''} {i + 1}/{runs}: {r['wall_s']:.2f} s wall, {r['cpu_s']:.2f} s CPU, {r['rss_mb']:.0f} MB")
+    result = summarize(samples)
+    result["phases_s"] = {n: statistics.median(parse_phases(r["stderr"]).get(n, 0.0) for r in samples)
+                          for n in parse_phases(samples[0]["stderr"])}
     return result
 
 
