@@ -1,4 +1,4 @@
-import Foundation
+import Synchronization
 
 /// One template's text. `name` is what partial and parent tags use (`partials/head`);
 /// `path` is only for error messages (`themes/x/templates/partials/head.mustache`).
@@ -33,25 +33,27 @@ public final class RenderLane: @unchecked Sendable {
     deinit { pool.release(index) }
 }
 
-/// Which lanes of a library are taken.
-final class LanePool: @unchecked Sendable {
-    private let lock = NSLock()
-    private var taken: UInt64 = 0
+/// Which lanes of a library are taken: bit i for lane i, changed by compare-and-swap (claimed
+/// once per worker and batch of pages, so a lock would do too; this keeps the module free of
+/// Foundation).
+final class LanePool: Sendable {
+    private let taken = Atomic<UInt64>(0)
 
     fileprivate func claim() -> Int? {
-        lock.lock()
-        defer { lock.unlock() }
-        for index in 0..<RenderLane.count where taken & (1 << UInt64(index)) == 0 {
-            taken |= 1 << UInt64(index)
-            return index
+        var current = taken.load(ordering: .relaxed)
+        while true {
+            let free = ~current & ((1 << UInt64(RenderLane.count)) - 1)
+            guard free != 0 else { return nil }
+            let index = free.trailingZeroBitCount
+            let (exchanged, original) = taken.compareExchange(expected: current, desired: current | 1 << UInt64(index),
+                                                              ordering: .acquiringAndReleasing)
+            if exchanged { return index }
+            current = original
         }
-        return nil
     }
 
     fileprivate func release(_ index: Int) {
-        lock.lock()
-        taken &= ~(1 << UInt64(index))
-        lock.unlock()
+        taken.bitwiseAnd(~(1 << UInt64(index)), ordering: .releasing)
     }
 }
 
