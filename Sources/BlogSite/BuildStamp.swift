@@ -55,16 +55,29 @@ public struct BuildStamp: Sendable, Equatable {
         hash.add(0)
         hash.add(raw: info.size, info.seconds, info.nanoseconds, info.inode, Int64(info.mode))
         guard (info.mode & S_IFMT) == S_IFDIR, let directory = opendir(path) else { return }
+        defer { closedir(directory) }
         var names: [String] = []
         while let entry = readdir(directory) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
             if name != "." && name != ".." { names.append(name) }
         }
-        closedir(directory)
-        names.sort()
-        let infos = lstatAll(names.map { path + "/" + $0 })
+        // Every build walks content/ first (10,000 names for 10,000 posts), before anything
+        // else can start: the names are sorted on their bytes where that is String's order, and
+        // looked up relative to the open folder instead of by a path made for each.
+        names = ByteOrder.sorted(names)
+        let infos = lstatAll(names, relativeTo: dirfd(directory))
         for (name, info) in zip(names, infos) {
-            if let info { walk(path + "/" + name, relative: relative + "/" + name, info: info, into: &hash) }
+            guard let info else { continue }
+            if (info.mode & S_IFMT) == S_IFDIR {
+                walk(path + "/" + name, relative: relative + "/" + name, info: info, into: &hash)
+            } else {
+                // What the call above hashes for an entry that is not a folder, without the paths.
+                hash.add(relative)
+                hash.add(UInt8(ascii: "/"))
+                hash.add(name)
+                hash.add(0)
+                hash.add(raw: info.size, info.seconds, info.nanoseconds, info.inode, Int64(info.mode))
+            }
         }
     }
 
@@ -122,6 +135,44 @@ public struct BuildStamp: Sendable, Equatable {
         }
         return String(hash.value, radix: 16)
     }
+
+    /// `outputs(root:paths:)` of the files a manifest lists, on its bytes: the up-to-date check
+    /// of a 10,000-post site looks up its 15,700 files, and a `String` per path (with a second
+    /// one for the path below the folder) cost more than the lookups.
+    static func outputs(root: String, manifest: OutputWriter.Manifest) -> String {
+        let lines = manifest.paths
+        let infos: [FileInfo?] = OutputWriter.withFolder(root) { folder, prefix in
+            let head = Array(prefix.utf8)
+            return manifest.bytes.withUnsafeBufferPointer { bytes in
+                Parallel.map(lines.count, filling: nil) { index in
+                    let line = lines[index]
+                    let length = head.count + line.count
+                    return withUnsafeTemporaryAllocation(of: CChar.self, capacity: length + 1) { path -> FileInfo? in
+                        let raw = UnsafeMutableRawPointer(path.baseAddress!)
+                        if !head.isEmpty { head.withUnsafeBytes { raw.copyMemory(from: $0.baseAddress!, byteCount: head.count) } }
+                        (raw + head.count).copyMemory(from: bytes.baseAddress! + line.lowerBound, byteCount: line.count)
+                        path[length] = 0
+                        var info = stat()
+                        guard fstatat(folder, path.baseAddress!, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
+                        return FileInfo(info)
+                    }
+                }
+            }
+        }
+        var hash = FNVStream()
+        manifest.bytes.withUnsafeBufferPointer { bytes in
+            for (line, info) in zip(lines, infos) {
+                hash.add(UnsafeBufferPointer(rebasing: bytes[line]))
+                hash.add(0)
+                if let info {
+                    hash.add(raw: info.size, info.seconds, info.nanoseconds, info.inode, 1)
+                } else {
+                    hash.add(raw: -1, -1, -1, -1, 0)
+                }
+            }
+        }
+        return String(hash.value, radix: 16)
+    }
 }
 
 /// FNV-1a over a stream of bytes.
@@ -129,14 +180,26 @@ struct FNVStream {
     private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
 
     mutating func add(_ bytes: some Sequence<UInt8>) {
+        for byte in bytes { add(byte) }
+    }
+
+    mutating func add(_ bytes: UnsafeBufferPointer<UInt8>) {
+        var value = self.value
         for byte in bytes {
             value ^= UInt64(byte)
             value = value &* 0x100_0000_01b3
         }
+        self.value = value
     }
 
-    mutating func add(_ text: String) { add(text.utf8) }
+    /// Over the string's bytes in place (the generic loop over a `UTF8View` cost ~60
+    /// instructions a byte).
+    mutating func add(_ text: String) {
+        var text = text
+        text.withUTF8 { add($0) }
+    }
 
+    @inline(__always)
     mutating func add(_ byte: UInt8) {
         value ^= UInt64(byte)
         value = value &* 0x100_0000_01b3
@@ -147,11 +210,15 @@ struct FNVStream {
         add(raw: a); add(raw: b); add(raw: c); add(raw: d); add(raw: e)
     }
 
+    @inline(__always)
     mutating func add(raw number: Int64) {
         var n = UInt64(bitPattern: number)
+        var value = self.value
         for _ in 0..<8 {
-            add(UInt8(truncatingIfNeeded: n))
+            value ^= n & 0xFF
+            value = value &* 0x100_0000_01b3
             n >>= 8
         }
+        self.value = value
     }
 }
