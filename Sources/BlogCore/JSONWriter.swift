@@ -1,26 +1,49 @@
 /// A small, deterministic JSON writer (keys in the order given, no whitespace).
 public struct JSONWriter {
     public private(set) var bytes: [UInt8] = []
-    private var needsComma: [Bool] = [false]
+    /// Whether a comma goes before the next value, one bit per open array or object (the
+    /// lowest bit for the innermost; the top level is bit 0 of a fresh writer). A bit stack in
+    /// a word, with `deeper` for levels beyond 63: posts.json writes one writer per post, and
+    /// an array of flags was an allocation and a uniqueness check per value.
+    private var commas: UInt64 = 0
+    private var depth = 0
+    private var deeper: [Bool] = []
 
     public init() {}
 
-    private mutating func separate() {
-        if needsComma[needsComma.count - 1] { bytes.append(UInt8(ascii: ",")) }
-        needsComma[needsComma.count - 1] = true
+    /// A writer whose buffer holds `capacity` bytes before it grows.
+    public init(capacity: Int) {
+        bytes.reserveCapacity(capacity)
     }
 
-    public mutating func beginObject() { separate(); bytes.append(UInt8(ascii: "{")); needsComma.append(false) }
-    public mutating func endObject() { needsComma.removeLast(); bytes.append(UInt8(ascii: "}")) }
-    public mutating func beginArray() { separate(); bytes.append(UInt8(ascii: "[")); needsComma.append(false) }
-    public mutating func endArray() { needsComma.removeLast(); bytes.append(UInt8(ascii: "]")) }
+    private mutating func separate() {
+        if commas & 1 != 0 { bytes.append(UInt8(ascii: ",")) }
+        commas |= 1
+    }
+
+    private mutating func push() {
+        if depth >= 63 { deeper.append(commas >> 63 != 0) }
+        commas <<= 1
+        depth += 1
+    }
+
+    private mutating func pop() {
+        depth -= 1
+        commas >>= 1
+        if depth >= 63, let top = deeper.popLast(), top { commas |= 1 << 63 }
+    }
+
+    public mutating func beginObject() { separate(); bytes.append(UInt8(ascii: "{")); push() }
+    public mutating func endObject() { pop(); bytes.append(UInt8(ascii: "}")) }
+    public mutating func beginArray() { separate(); bytes.append(UInt8(ascii: "[")); push() }
+    public mutating func endArray() { pop(); bytes.append(UInt8(ascii: "]")) }
 
     /// Writes `"key":`; the next value call writes the value.
     public mutating func key(_ name: String) {
         separate()
         JSONWriter.appendQuoted(name, to: &bytes)
         bytes.append(UInt8(ascii: ":"))
-        needsComma[needsComma.count - 1] = false
+        commas &= ~1
     }
 
     public mutating func string(_ value: String) { separate(); JSONWriter.appendQuoted(value, to: &bytes) }

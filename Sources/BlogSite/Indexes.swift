@@ -54,7 +54,8 @@ struct IndexWriter {
     /// The object of one post in posts.json.
     func postObject(_ index: Int) -> [UInt8] {
         let post = model.posts[index]
-        var json = JSONWriter()
+        // Room for the fields around the title and summary: the buffer grew seven times a post.
+        var json = JSONWriter(capacity: 320 + post.title.utf8.count + post.summary.utf8.count + post.slug.utf8.count * 2)
         json.beginObject()
         json.field("id", post.id)
         json.field("title", post.title)

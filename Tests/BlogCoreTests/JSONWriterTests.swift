@@ -36,4 +36,28 @@ final class JSONWriterTests: XCTestCase {
             XCTAssertEqual(try JSONSerialization.jsonObject(with: Data(quoted), options: .fragmentsAllowed) as? String, text)
         }
     }
+
+    /// Commas at every depth, through the word of flags and past it (levels beyond 63).
+    func testNestingKeepsCommasAtEveryDepth() {
+        for depth in [1, 2, 62, 63, 64, 65, 130] {
+            var json = JSONWriter(capacity: 16)
+            var expected = ""
+            func build(_ level: Int) {
+                json.beginArray(); expected += level == 1 ? "[" : ",["
+                json.int(level); expected += "\(level)"
+                if level < depth {
+                    build(level + 1)
+                    json.beginObject(); expected += ",{"
+                    json.field("a", level); json.field("b", "x"); expected += "\"a\":\(level),\"b\":\"x\""
+                    json.endObject(); expected += "}"
+                }
+                json.null(); expected += ",null"
+                json.endArray(); expected += "]"
+            }
+            build(1)
+            json.beginObject(); expected += ",{"
+            json.endObject(); expected += "}"
+            XCTAssertEqual(String(decoding: json.bytes, as: UTF8.self), expected, "depth \(depth)")
+        }
+    }
 }
