@@ -366,7 +366,7 @@ public struct OutputWriter {
                 unchanged += files.count - toWrite.count
             }
             let knownFolders = createdDirectories.count
-            try OutputWriter.makeDirectories(for: Set(toWrite.map(\.path)), under: root, made: &madeDirectories,
+            try OutputWriter.makeDirectories(for: toWrite.lazy.map(\.path), under: root, made: &madeDirectories,
                                              created: &createdDirectories, location: location)
             if let marker, createdDirectories.count > knownFolders {
                 // The marker lists the folders made for new files, for the next build to remove
@@ -509,21 +509,23 @@ public struct OutputWriter {
     /// Creates the folders of `paths` under `root` with mkdir(2), parents first; `made` remembers
     /// the folders already there, so batches do not ask twice.
     /// (It runs on the writer's one thread for every batch, so it works on UTF-8 lengths: `String.count`
-    /// walks characters, and was most of its cost.)
+    /// walks characters, and was most of its cost. A folder goes into `made` as it is first met:
+    /// a set of the batch's folders beside it, then merged in, hashed every path three times.)
     /// The folders that did not exist before are appended to `created`, parents first.
-    static func makeDirectories(for paths: Set<String>, under root: String, made: inout Set<String>, created: inout [String],
+    static func makeDirectories(for paths: some Sequence<String>, under root: String, made: inout Set<String>, created: inout [String],
                                 location: SourceLocation) throws {
-        var directories = Set<String>()
+        var directories: [String] = []
         for path in paths {
             var directory = parent(of: path)
-            while !directory.isEmpty && !made.contains(directory) {
-                guard directories.insert(directory).inserted else { break }
+            while !directory.isEmpty && made.insert(directory).inserted {
+                directories.append(directory)
                 directory = parent(of: directory)
             }
         }
         // A folder's parent is shorter in bytes, so this order makes parents first.
+        directories.sort { $0.utf8.count < $1.utf8.count }
         try withFolder(root) { folder, prefix in
-            for directory in directories.sorted(by: { $0.utf8.count < $1.utf8.count }) {
+            for directory in directories {
                 if mkdirat(folder, prefix + directory, 0o755) == 0 {
                     created.append(directory)
                 } else if errno != EEXIST {
@@ -531,7 +533,6 @@ public struct OutputWriter {
                 }
             }
         }
-        made.formUnion(directories)
     }
 
     /// Writes files under `root` (each at its path + `suffix`) on all cores.
