@@ -111,4 +111,22 @@ final class BrowsingTests: XCTestCase {
         let rare = try XCTUnwrap(tags.range(of: "/tags/rare/"))
         XCTAssertLessThan(common.lowerBound, rare.lowerBound)
     }
+
+    /// Tags group by key across posts: each is named by its most common spelling (the smallest
+    /// name on a tie), ordered by post count and then key, and each post's tags point at them.
+    func testTagsGroupSpellingsAcrossPosts() throws {
+        let tagLists = [["Swift", "iOS"], ["swift"], ["SWIFT", "Go"], ["swift", "go"], ["Swift"], ["IOS"], ["Go"], ["Rust"]]
+        var files = ["blog.yml": "title: T\nlanguage: en\n"]
+        for (n, tags) in tagLists.enumerated() {
+            files["content/posts/p\(n).md"] = "---\ntitle: Post \(n)\ndate: 2020-01-\(String(format: "%02d", n + 1))T12:00:00+09:00\ntags: [\(tags.joined(separator: ", "))]\nslug: p\(n)\n---\nText\n"
+        }
+        let model = try build(try Fixtures.site(files)).model
+        // Newest first: p7 … p0.
+        XCTAssertEqual(model.tags.map(\.name), ["Swift", "Go", "IOS", "Rust"], "Swift ×2, swift ×2, SWIFT ×1 and iOS ×1, IOS ×1: a tie goes to the smallest name")
+        XCTAssertEqual(model.tags.map(\.postIndices.count), [5, 3, 2, 1])
+        for (index, post) in model.posts.enumerated() {
+            XCTAssertEqual(model.postTags[index].map { model.tags[$0].key }, post.tagKeys, post.slug)
+            for tag in model.postTags[index] { XCTAssertTrue(model.tags[tag].postIndices.contains(index)) }
+        }
+    }
 }
