@@ -87,6 +87,33 @@ public enum MustacheValue: Sendable {
 }
 
 extension MustacheValue {
+    /// The UTF-8 bytes of the string stored at `address`, read where that string keeps them and
+    /// without a retain, when it is a string of at least `MemoryLayout<String>.size` bytes; nil
+    /// for other values and for shorter strings (which the caller copies: a short string may be
+    /// held inline in the `String` value, and copying one updates no reference count).
+    ///
+    /// Why it is safe: a string that long cannot be a small (inline) string, so the buffer
+    /// `withContiguousStorageIfAvailable` hands over is the string's own storage (heap or
+    /// static), not a temporary copy; that storage lives as long as the string does. The caller
+    /// must only use the bytes while the value at `address` is alive and unchanged: in the
+    /// renderer, the context the caller of `renderBytes` owns, which outlives the render and is
+    /// not mutated during it.
+    ///
+    /// Why: binding `case .string(let s)` on a value read through a pointer retains the string
+    /// for as long as bytes are appended (the compiler cannot see that the output's writes leave
+    /// the value alone); here nothing is written while the string is borrowed, so the copy goes.
+    /// The list-item views and site strings are read by every core, and each retain and release
+    /// moved their cache line from one core to the other.
+    @inline(__always)
+    static func storedUTF8(at address: UnsafePointer<MustacheValue>) -> UnsafeBufferPointer<UInt8>? {
+        guard case .string(let s) = address.pointee else { return nil }
+        return s.utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.count >= MemoryLayout<String>.size ? bytes : nil
+        } ?? nil
+    }
+}
+
+extension MustacheValue {
     /// An equal value that shares no storage with this one: strings, lists and objects are copied
     /// into storage of their own, and a lambda is wrapped in a closure of its own. Renderers on
     /// different threads that each read their own copy never update the same reference counts

@@ -248,6 +248,12 @@ struct Renderer {
     /// render phase, at 12 % of its samples).
     @inline(never)
     private func appendInterpolated(_ address: UnsafePointer<MustacheValue>, escaped: Bool, into out: inout OutputBuffer) -> Bool {
+        // Longer strings are read in place, without a retain (the context outlives the render;
+        // see `storedUTF8(at:)`); short ones are copied below, which costs no atomic operation.
+        if let bytes = MustacheValue.storedUTF8(at: address) {
+            if escaped { appendEscaped(bytes, to: &out) } else { out.append(contentsOf: bytes) }
+            return true
+        }
         switch address.pointee {
         case .string(let s):
             if escaped { appendEscaped(s, to: &out) } else { appendRaw(s, to: &out) }
