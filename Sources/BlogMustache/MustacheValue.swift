@@ -111,6 +111,19 @@ extension MustacheValue {
             bytes.count >= MemoryLayout<String>.size ? bytes : nil
         } ?? nil
     }
+
+    /// The items of the list stored at `address`, in the list's own buffer, without a retain;
+    /// nil when the value is not a list. An `Array` of values (not of classes) always has native
+    /// contiguous storage, so `withUnsafeBufferPointer` hands over that storage, not a temporary
+    /// copy; it lives as long as the list does. As for `storedUTF8(at:)`, the caller uses the
+    /// items only while the value at `address` is alive and unchanged (the render's context).
+    /// Why: a section over `post.tags` or `posts` bound the array, a retain and a release of a
+    /// list the pages of both cores share.
+    @inline(__always)
+    static func storedElements(at address: UnsafePointer<MustacheValue>) -> UnsafeBufferPointer<MustacheValue>? {
+        guard case .array(let items) = address.pointee else { return nil }
+        return items.withUnsafeBufferPointer { $0 }
+    }
 }
 
 extension MustacheValue {

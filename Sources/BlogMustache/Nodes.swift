@@ -137,7 +137,8 @@ final class PartialNode: @unchecked Sendable {
     let indent: [UInt8]?
     let offset: Int
     /// The library's template a fixed name names (see `linkTargets`); nil: look it up.
-    unowned(unsafe) var target: Template?
+    /// Unretained: the library holds its templates for as long as their nodes are used.
+    var target: Unmanaged<Template>?
 
     init(ref: TemplateRef, indent: [UInt8]?, offset: Int) {
         self.ref = ref
@@ -152,15 +153,33 @@ final class ParentNode: @unchecked Sendable {
     let indent: [UInt8]?
     /// The blocks directly inside the parent tag: the arguments.
     let blocks: [String: Block]
+    /// `blocks` with each name's hash (`MustacheObject.hash`), unretained (`blocks` holds them),
+    /// in memory the node owns: the renderer finds an argument by comparing hashes, without
+    /// hashing the name into the dictionary (~330 instructions a block) or retaining the result.
+    let arguments: UnsafeBufferPointer<(hash: UInt64, block: Unmanaged<Block>)>
     let offset: Int
     /// The library's template a fixed name names (see `linkTargets`); nil: look it up.
-    unowned(unsafe) var target: Template?
+    /// Unretained: the library holds its templates for as long as their nodes are used.
+    var target: Unmanaged<Template>?
 
     init(ref: TemplateRef, indent: [UInt8]?, blocks: [String: Block], offset: Int) {
         self.ref = ref
         self.indent = indent
         self.blocks = blocks
         self.offset = offset
+        let memory = UnsafeMutableBufferPointer<(hash: UInt64, block: Unmanaged<Block>)>.allocate(capacity: blocks.count)
+        _ = memory.initialize(from: blocks.keys.sorted().map { (hash: blocks[$0]!.nameHash, block: .passUnretained(blocks[$0]!)) })
+        arguments = UnsafeBufferPointer(memory)
+    }
+
+    deinit { arguments.deallocate() }
+
+    /// The argument named `name` (hash `hash`), or nil.
+    func argument(named name: String, hash: UInt64) -> Unmanaged<Block>? {
+        for entry in arguments where entry.hash == hash {
+            if entry.block._withUnsafeGuaranteedRef({ $0.name == name }) { return entry.block }
+        }
+        return nil
     }
 }
 
@@ -168,6 +187,8 @@ final class ParentNode: @unchecked Sendable {
 /// argument (inside a parent tag).
 final class Block: Sendable {
     let name: String
+    /// `MustacheObject.hash(name)`, to find the argument for this block (`ParentNode.argument`).
+    let nameHash: UInt64
     let body: [Node]
     /// `body` with `intrinsic` removed from the start of each line: what an argument inserts.
     let dedentedBody: [Node]
@@ -192,6 +213,7 @@ final class Block: Sendable {
     init(name: String, body: [Node], dedentedBody: [Node], intrinsic: [UInt8], standalone: Bool,
          ownsLineStart: Bool, siteIndent: [UInt8], bodyStartsLine: Bool, source: SourceInfo) {
         self.name = name
+        self.nameHash = MustacheObject.hash(name)
         self.body = body
         self.dedentedBody = dedentedBody
         self.bodyOps = OpList(body)
@@ -295,9 +317,9 @@ func linkTargets(_ nodes: [Node], _ templates: [String: Template]) {
         case .section(let section):
             linkTargets(section.body, templates)
         case .partial(let partial):
-            if case .fixed(let name) = partial.ref { partial.target = templates[name] }
+            if case .fixed(let name) = partial.ref { partial.target = templates[name].map { .passUnretained($0) } }
         case .parent(let parent):
-            if case .fixed(let name) = parent.ref { parent.target = templates[name] }
+            if case .fixed(let name) = parent.ref { parent.target = templates[name].map { .passUnretained($0) } }
             for block in parent.blocks.values {
                 linkTargets(block.body, templates)
                 linkTargets(block.dedentedBody, templates)

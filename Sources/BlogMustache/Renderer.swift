@@ -98,10 +98,24 @@ struct Renderer {
     /// outlives the render) or inside a value it holds. Values are immutable while a template
     /// renders, so a section pushes the address of its value instead of a copy (a copy retained
     /// the payload and released it again, for every section and every list item).
-    var stack: [UnsafePointer<MustacheValue>]
-    var indent: [UInt8] = []
-    /// Block arguments of the parent tags being rendered, outermost first (outermost wins).
-    var overrides: [[String: Block]] = []
+    /// `frameCount` frames in memory of the renderer's own (freed by `deallocate()`): an array's
+    /// append and removeLast checked its buffer's uniqueness, twice for each section rendered.
+    private(set) var frames: UnsafeMutablePointer<UnsafePointer<MustacheValue>>
+    private(set) var frameCount = 0
+    private var frameCapacity = 16
+    /// The indentation written at the start of each template line (standalone partials and
+    /// block arguments add to it): bytes `indentStart..<indentEnd` of memory of the renderer's
+    /// own. Changes are undone in reverse order (`saveIndent`/`restoreIndent`), and only bytes
+    /// at `indentEnd` and past it are written, so every saved window stays intact. As an array,
+    /// each include retained the caller's indentation and the node's, and `saved + own`
+    /// allocated a new array.
+    private var indentBuffer: UnsafeMutablePointer<UInt8>
+    private var indentCapacity = 64
+    private var indentStart = 0
+    private var indentEnd = 0
+    /// The parent tags being rendered, outermost first: their block arguments (outermost wins).
+    /// Unretained: a tag's template holds it for longer than the tag renders.
+    var overrides: [Unmanaged<ParentNode>] = []
     var depth = 0
     /// The lane whose lookup hints this render reads and writes (see `Name.hints`), or -1: none.
     let lane: Int
@@ -111,9 +125,70 @@ struct Renderer {
     /// `context` must stay valid (and unchanged) while the renderer is used.
     init(library: TemplateLibrary, context: UnsafePointer<MustacheValue>, lane: Int = -1) {
         self.library = library
-        self.stack = [context]
-        self.stack.reserveCapacity(16)
+        self.frames = .allocate(capacity: frameCapacity)
+        self.indentBuffer = .allocate(capacity: indentCapacity)
         self.lane = lane
+        push(context)
+    }
+
+    /// Frees the context stack; the renderer is not used after.
+    func deallocate() {
+        frames.deallocate()
+        indentBuffer.deallocate()
+    }
+
+    private var indent: UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: indentBuffer + indentStart, count: indentEnd - indentStart)
+    }
+
+    private var hasIndent: Bool { indentEnd != indentStart }
+
+    private typealias IndentMark = (start: Int, end: Int)
+
+    private func saveIndent() -> IndentMark { (indentStart, indentEnd) }
+
+    private mutating func restoreIndent(_ mark: IndentMark) {
+        indentStart = mark.start
+        indentEnd = mark.end
+    }
+
+    /// No indentation (a partial tag inside a line, a lambda's template).
+    private mutating func clearIndent() { indentStart = indentEnd }
+
+    /// Appends `more` to the indentation.
+    private mutating func extendIndent(_ more: [UInt8]) {
+        more.withUnsafeBufferPointer { more in
+            guard let source = more.baseAddress else { return }
+            if indentEnd + more.count > indentCapacity {
+                let capacity = max(indentCapacity * 2, indentEnd + more.count)
+                let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+                bigger.initialize(from: indentBuffer, count: indentEnd)
+                indentBuffer.deallocate()
+                indentBuffer = bigger
+                indentCapacity = capacity
+            }
+            (indentBuffer + indentEnd).initialize(from: source, count: more.count)
+            indentEnd += more.count
+        }
+    }
+
+    @inline(__always)
+    private mutating func push(_ frame: UnsafePointer<MustacheValue>) {
+        if frameCount == frameCapacity { growFrames() }
+        frames[frameCount] = frame
+        frameCount += 1
+    }
+
+    @inline(__always)
+    private mutating func pop() { frameCount -= 1 }
+
+    @inline(never)
+    private mutating func growFrames() {
+        let bigger = UnsafeMutablePointer<UnsafePointer<MustacheValue>>.allocate(capacity: frameCapacity * 2)
+        bigger.moveInitialize(from: frames, count: frameCount)
+        frames.deallocate()
+        frames = bigger
+        frameCapacity *= 2
     }
 
     // MARK: Lookup
@@ -123,17 +198,17 @@ struct Renderer {
         lookupAddress(name)?.pointee
     }
 
-    /// Where the value `name` resolves to is stored: a frame of `stack` or inside an object one
+    /// Where the value `name` resolves to is stored: a frame of the context stack or inside an object one
     /// holds, read without copying (a copy of a value retains its payload). Valid for the whole
     /// render (the values are not changed while it runs).
     func lookupAddress(_ name: Name) -> UnsafePointer<MustacheValue>? {
         if lane >= 0 { return hintedLookupAddress(name, hints: name.hints(lane: lane)) }
-        return stack.withUnsafeBufferPointer { frames -> UnsafePointer<MustacheValue>? in
-            guard let base = frames.baseAddress, !frames.isEmpty else { return nil }
-            if name.isImplicit { return base[frames.count - 1] }
+        return withFrames { base, count -> UnsafePointer<MustacheValue>? in
+            guard count > 0 else { return nil }
+            if name.isImplicit { return base[count - 1] }
             let first = name.first
             let firstHash = name.firstHash
-            var i = frames.count - 1
+            var i = count - 1
             while i >= 0 {
                 if let found = base[i].pointee.memberAddress(first, hash: firstHash) {
                     let parts = name.parts
@@ -161,12 +236,12 @@ struct Renderer {
     /// version cost ~6 M more instructions per 1,000 posts (a branch and the hint's address per
     /// member, and the hinted path no longer specialised).
     private func hintedLookupAddress(_ name: Name, hints: UnsafeMutablePointer<Int32>) -> UnsafePointer<MustacheValue>? {
-        stack.withUnsafeBufferPointer { frames -> UnsafePointer<MustacheValue>? in
-            guard let base = frames.baseAddress, !frames.isEmpty else { return nil }
-            if name.isImplicit { return base[frames.count - 1] }
+        withFrames { base, count -> UnsafePointer<MustacheValue>? in
+            guard count > 0 else { return nil }
+            if name.isImplicit { return base[count - 1] }
             let first = name.first
             let firstHash = name.firstHash
-            var i = frames.count - 1
+            var i = count - 1
             while i >= 0 {
                 if let found = base[i].pointee.memberAddress(first, hash: firstHash, hint: hints) {
                     let parts = name.parts
@@ -187,6 +262,12 @@ struct Renderer {
         }
     }
 
+    /// The walks above as closures over (frames, count), as they were over the array's buffer.
+    @inline(__always)
+    private func withFrames<R>(_ body: (UnsafeMutablePointer<UnsafePointer<MustacheValue>>, Int) -> R) -> R {
+        body(frames, frameCount)
+    }
+
     // MARK: Nodes
 
     /// Renders `ops` (a body's `Op` list; its owner keeps the nodes alive for the whole call).
@@ -201,7 +282,7 @@ struct Renderer {
                 unowned(unsafe) let text = ref.takeUnretainedValue()
                 let bytes = text.byteBuffer
                 let lineStarts = text.lineStartBuffer
-                if indent.isEmpty || lineStarts.isEmpty {
+                if !hasIndent || lineStarts.isEmpty {
                     out.append(contentsOf: bytes)
                 } else {
                     var from = 0
@@ -225,15 +306,9 @@ struct Renderer {
                 // call, and the nodes are shared by every page on every core.
                 try ref._withUnsafeGuaranteedRef { try renderSection($0, info, into: &out) }
             case .partial(let ref):
-                unowned(unsafe) let partial = ref.takeUnretainedValue()
-                guard let template = try partial.target ?? resolve(partial.ref, isParent: false, info, partial.offset) else { break }
-                try include(template, indent: partial.indent, info, partial.offset, into: &out)
+                try ref._withUnsafeGuaranteedRef { try renderPartial($0, info, into: &out) }
             case .parent(let ref):
-                unowned(unsafe) let parent = ref.takeUnretainedValue()
-                guard let template = try parent.target ?? resolve(parent.ref, isParent: true, info, parent.offset) else { break }
-                overrides.append(parent.blocks)
-                defer { overrides.removeLast() }
-                try include(template, indent: parent.indent, info, parent.offset, into: &out)
+                try ref._withUnsafeGuaranteedRef { try renderParent($0, info, into: &out) }
             case .block(let ref):
                 try ref._withUnsafeGuaranteedRef { try renderBlock($0, into: &out) }
             }
@@ -284,15 +359,14 @@ struct Renderer {
             return
         case .string(let s) where s.isEmpty:
             return
-        case .array(let items):
-            // Each item is pushed where it is stored, in the list's own buffer.
-            try items.withUnsafeBufferPointer { buffer in
-                guard let first = buffer.baseAddress else { return }
-                for k in 0..<buffer.count {
-                    stack.append(first + k)
-                    defer { stack.removeLast() }
-                    try render(section.ops, info, into: &out)
-                }
+        case .array:
+            // Each item is pushed where it is stored, in the list's own buffer, read unretained
+            // (see `storedElements(at:)`).
+            guard let items = MustacheValue.storedElements(at: address), let first = items.baseAddress else { return }
+            for k in 0..<items.count {
+                push(first + k)
+                defer { pop() }
+                try render(section.ops, info, into: &out)
             }
         case .lambda(let lambda):
             switch lambda.kind {
@@ -307,8 +381,8 @@ struct Renderer {
                 appendRaw(body(String(decoding: inner.bytes, as: UTF8.self)), to: &out)
             }
         default:
-            stack.append(address)
-            defer { stack.removeLast() }
+            push(address)
+            defer { pop() }
             try render(section.ops, info, into: &out)
         }
     }
@@ -347,9 +421,9 @@ struct Renderer {
                 throw lambdaInfo.error(at: reference.offset, "\(reference.isParent ? "parent template" : "partial") '\(reference.name)' not found")
             }
         }
-        let saved = indent
-        indent = []
-        defer { indent = saved }
+        let saved = saveIndent()
+        clearIndent()
+        defer { restoreIndent(saved) }
         try enter(lambdaInfo, offset: 0)
         defer { depth -= 1 }
         // The ops do not retain their nodes: the template must outlive the walk.
@@ -400,28 +474,51 @@ struct Renderer {
         return nil
     }
 
+    /// A partial tag. A linked target is passed on unretained (`PartialNode.target`): the
+    /// library holds its templates for as long as their nodes render, and a retain of a template
+    /// every page renders is an atomic on a line both cores use.
+    private mutating func renderPartial(_ partial: PartialNode, _ info: SourceInfo, into out: inout OutputBuffer) throws {
+        if let target = partial.target {
+            try target._withUnsafeGuaranteedRef { try include($0, indent: partial.indent, info, partial.offset, into: &out) }
+        } else if let template = try resolve(partial.ref, isParent: false, info, partial.offset) {
+            try include(template, indent: partial.indent, info, partial.offset, into: &out)
+        }
+    }
+
+    /// A parent tag: its block arguments apply while its template renders.
+    private mutating func renderParent(_ parent: ParentNode, _ info: SourceInfo, into out: inout OutputBuffer) throws {
+        overrides.append(.passUnretained(parent))
+        defer { overrides.removeLast() }
+        if let target = parent.target {
+            try target._withUnsafeGuaranteedRef { try include($0, indent: parent.indent, info, parent.offset, into: &out) }
+        } else if let template = try resolve(parent.ref, isParent: true, info, parent.offset) {
+            try include(template, indent: parent.indent, info, parent.offset, into: &out)
+        }
+    }
+
     private mutating func include(_ template: Template, indent own: [UInt8]?, _ info: SourceInfo, _ offset: Int, into out: inout OutputBuffer) throws {
         try enter(info, offset: offset)
         defer { depth -= 1 }
-        let saved = indent
+        let saved = saveIndent()
         if let own {
-            if !own.isEmpty { indent = saved + own }
+            if !own.isEmpty { extendIndent(own) }
         } else {
-            indent = []
+            clearIndent()
         }
-        defer { indent = saved }
+        defer { restoreIndent(saved) }
         try render(template.ops, template.info, into: &out)
     }
 
-    private func argument(for name: String) -> Block? {
+    /// The argument for the block `site` of the outermost parent tag that has one.
+    private func argument(for site: Block) -> Unmanaged<Block>? {
         for frame in overrides {
-            if let block = frame[name] { return block }
+            if let block = frame._withUnsafeGuaranteedRef({ $0.argument(named: site.name, hash: site.nameHash) }) { return block }
         }
         return nil
     }
 
     private mutating func renderBlock(_ site: Block, into out: inout OutputBuffer) throws {
-        guard let argument = argument(for: site.name) else {
+        guard let argument = argument(for: site) else {
             if site.ownsLineStart {
                 out.append(contentsOf: indent)
                 out.append(contentsOf: site.siteIndent)
@@ -429,20 +526,25 @@ struct Renderer {
             try render(site.bodyOps, site.source, into: &out)
             return
         }
+        try argument._withUnsafeGuaranteedRef { try renderArgument($0, at: site, into: &out) }
+    }
+
+    /// The argument a parent tag gives for the block `site`, in place of the block's body.
+    private mutating func renderArgument(_ argument: Block, at site: Block, into out: inout OutputBuffer) throws {
         try enter(argument.source, offset: 0)
         defer { depth -= 1 }
         let atLineStart = site.standalone || site.ownsLineStart
-        let saved = indent
-        defer { indent = saved }
+        let saved = saveIndent()
+        defer { restoreIndent(saved) }
         if argument.bodyStartsLine {
-            if !site.intrinsic.isEmpty { indent = saved + site.intrinsic }
+            if !site.intrinsic.isEmpty { extendIndent(site.intrinsic) }
             try render(argument.dedentedOps, argument.source, into: &out, skipFirstLineStart: !atLineStart)
         } else {
             if atLineStart {
-                out.append(contentsOf: saved)
+                out.append(contentsOf: indent)
                 out.append(contentsOf: site.intrinsic)
             }
-            if !site.intrinsic.isEmpty { indent = saved + site.intrinsic }
+            if !site.intrinsic.isEmpty { extendIndent(site.intrinsic) }
             try render(argument.dedentedOps, argument.source, into: &out)
         }
     }

@@ -174,6 +174,7 @@ public final class TemplateLibrary: Sendable {
             var out = OutputBuffer(lending: UnsafeMutableBufferPointer(rebasing: storage[0..<size]))
             withUnsafePointer(to: context) { context in
                 var renderer = Renderer(library: self, context: context, lane: lane?.index ?? -1)
+                defer { renderer.deallocate() }
                 do {
                     try renderer.render(template.ops, template.info, into: &out)
                 } catch {

@@ -72,3 +72,102 @@ final class InPlaceReadTests: XCTestCase {
         }
     }
 }
+
+/// The renderer keeps its indentation in a window of one buffer (`Renderer.indentBuffer`),
+/// extended by standalone partials, cleared by partials inside a line and restored after each:
+/// random trees of partials must render as a plain model of the spec's rule says (every line of
+/// a standalone partial gets the indentation of its tag, added to the indentation around it).
+final class IndentationTests: XCTestCase {
+    private enum Line {
+        case text(String)
+        case standalone(indent: String, partial: Int)
+        case inline(partial: Int)
+    }
+
+    private struct Generator {
+        var state: UInt64
+        mutating func next(_ bound: Int) -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int((state >> 33) % UInt64(bound))
+        }
+    }
+
+    /// What template `index` renders to with `indent` before each of its lines.
+    private static func expected(_ templates: [[Line]], _ index: Int, indent: String) -> String {
+        var out = ""
+        for line in templates[index] {
+            switch line {
+            case .text(let text): out += indent + text + "\n"
+            case .standalone(let more, let partial): out += expected(templates, partial, indent: indent + more)
+            case .inline(let partial): out += indent + "<" + expected(templates, partial, indent: "") + ">\n"
+            }
+        }
+        return out
+    }
+
+    func testNestedPartialIndentationMatchesTheModel() throws {
+        let indents = ["", " ", "  ", "\t", "    ", String(repeating: " ", count: 40)]
+        var random = Generator(state: 11)
+        for round in 0..<200 {
+            let count = 2 + random.next(6)
+            var templates: [[Line]] = []
+            for index in 0..<count {
+                var lines: [Line] = []
+                for k in 0..<(1 + random.next(4)) {
+                    let choice = index + 1 < count ? random.next(4) : 0
+                    let partial = index + 1 + random.next(max(1, count - index - 1))
+                    switch choice {
+                    case 1: lines.append(.standalone(indent: indents[random.next(indents.count)], partial: partial))
+                    case 2: lines.append(.inline(partial: partial))
+                    default: lines.append(.text("t\(index).\(k) & <x>"))
+                    }
+                }
+                templates.append(lines)
+            }
+            let sources = templates.enumerated().map { index, lines in
+                let text = lines.map { line -> String in
+                    switch line {
+                    case .text(let text): return text + "\n"
+                    case .standalone(let indent, let partial): return indent + "{{> p\(partial)}}\n"
+                    case .inline(let partial): return "<{{> p\(partial)}}>\n"
+                    }
+                }.joined()
+                return TemplateSource(name: "p\(index)", text: text, path: "p\(index).mustache")
+            }
+            let library = try TemplateLibrary(sources)
+            XCTAssertEqual(try library.render("p0", [:]), Self.expected(templates, 0, indent: ""), "round \(round)")
+        }
+    }
+}
+
+/// The context stack lives in memory of the renderer's own (`Renderer.frames`), grown past its
+/// first 16 frames: names must still resolve in every frame below, before and after growth, and
+/// list items must be pushed one at a time.
+final class ContextStackTests: XCTestCase {
+    func testLookupsFallBackThroughADeepStack() throws {
+        let depth = 40
+        var value: MustacheValue = ["items": [["k": "i0"], ["k": "i1"], ["other": "o"]]]
+        for level in stride(from: depth - 1, through: 0, by: -1) {
+            value = .object(["k\(level)": .string("v\(level)"), "a\(level + 1)": value])
+        }
+        let all = (0..<depth).map { "{{k\($0)}}" }.joined(separator: ",")
+        var text = all + "|"
+        for level in 1...depth { text += "{{#a\(level)}}" + (level % 7 == 0 ? all : "") + "." }
+        text += all + "{{#items}}[{{k}}]{{/items}}"
+        for level in stride(from: depth, through: 1, by: -1) { text += "{{k\(level - 1)}}{{/a\(level)}}" }
+        // In `level` sections, the frames hold k0...k(level) (there is no k40).
+        func shown(_ level: Int) -> String { (0..<depth).map { $0 <= level ? "v\($0)" : "" }.joined(separator: ",") }
+        var expected = shown(0) + "|"
+        for level in 1...depth { expected += (level % 7 == 0 ? shown(level) : "") + "." }
+        // The third item has no `k`, and no frame below holds one.
+        expected += shown(depth) + "[i0][i1][]"
+        for level in stride(from: depth, through: 1, by: -1) { expected += "v\(level - 1)" }
+        let context = value
+        let library = try TemplateLibrary([TemplateSource(name: "t", text: text, path: "t.mustache")])
+        XCTAssertEqual(try library.render("t", context), expected)
+        guard let lane = library.claimLane() else { return XCTFail("no lane") }
+        for _ in 0..<2 {
+            XCTAssertEqual(String(decoding: try library.renderBytes("t", context, capacity: 64, lane: lane), as: UTF8.self), expected)
+        }
+    }
+}
