@@ -87,35 +87,60 @@ public enum MustacheValue: Sendable {
 }
 
 extension MustacheValue {
-    /// The UTF-8 bytes of the string stored at `address`, read where that string keeps them and
-    /// without a retain, when it is a string of at least `MemoryLayout<String>.size` bytes; nil
-    /// for other values and for shorter strings (which the caller copies: a short string may be
-    /// held inline in the `String` value, and copying one updates no reference count).
+    /// The UTF-8 of the string stored at `address`, read without a retain: a string of at least
+    /// `MemoryLayout<String>.size` bytes as a pointer to its own storage (`stored`), a shorter
+    /// one as its bytes in two little-endian words (`short`, zero past `count`). nil for other
+    /// values (and for a string without contiguous UTF-8, which the caller copies).
     ///
     /// Why it is safe: a string that long cannot be a small (inline) string, so the buffer
     /// `withContiguousStorageIfAvailable` hands over is the string's own storage (heap or
     /// static), not a temporary copy; that storage lives as long as the string does. The caller
-    /// must only use the bytes while the value at `address` is alive and unchanged: in the
+    /// must only use `stored` while the value at `address` is alive and unchanged: in the
     /// renderer, the context the caller of `renderBytes` owns, which outlives the render and is
-    /// not mutated during it.
+    /// not mutated during it. A short string's bytes are copied out into the words (by loads
+    /// only) before the closure returns.
     ///
     /// Why: binding `case .string(let s)` on a value read through a pointer retains the string
     /// for as long as bytes are appended (the compiler cannot see that the output's writes leave
-    /// the value alone); here nothing is written while the string is borrowed, so the copy goes.
-    /// The list-item views and site strings are read by every core, and each retain and release
-    /// moved their cache line from one core to the other.
+    /// the value alone); here nothing is written while the string is borrowed, so the copy and
+    /// its retain and release go. The list-item views and site strings are read by every core,
+    /// and each retain and release moved their cache line from one core to the other.
     @inline(__always)
-    static func storedUTF8(at address: UnsafePointer<MustacheValue>) -> UnsafeBufferPointer<UInt8>? {
+    static func utf8InPlace(at address: UnsafePointer<MustacheValue>) -> (stored: UnsafeBufferPointer<UInt8>?, short: (UInt64, UInt64), count: Int)? {
         guard case .string(let s) = address.pointee else { return nil }
         return s.utf8.withContiguousStorageIfAvailable { bytes in
-            bytes.count >= MemoryLayout<String>.size ? bytes : nil
-        } ?? nil
+            if bytes.count >= MemoryLayout<String>.size { return (bytes, (0, 0), bytes.count) }
+            return (nil, MustacheValue.loadShort(bytes), bytes.count)
+        }
+    }
+
+    /// The 0-15 bytes of `bytes` as two little-endian words (zero past the end), read with loads
+    /// that stay inside the bytes (overlapping where the count is not a power of two).
+    @inline(__always)
+    static func loadShort(_ bytes: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64) {
+        let n = bytes.count
+        guard n > 0, let p = bytes.baseAddress else { return (0, 0) }
+        let raw = UnsafeRawPointer(p)
+        if n >= 8 {
+            let low = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
+            // Bytes n-8..<n; byte 8 is at byte position 16-n of that word.
+            let high = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self))
+            return (low, n == 8 ? 0 : high >> UInt64((16 - n) * 8))
+        }
+        if n >= 4 {
+            let head = UInt64(UInt32(littleEndian: raw.loadUnaligned(as: UInt32.self)))
+            let tail = UInt64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)))
+            return (head | tail << UInt64((n - 4) * 8), 0)
+        }
+        // 1-3 bytes: the first, the middle and the last (some the same byte).
+        let middle = n >> 1
+        return (UInt64(p[0]) | UInt64(p[middle]) << UInt64(middle * 8) | UInt64(p[n - 1]) << UInt64((n - 1) * 8), 0)
     }
 
     /// The items of the list stored at `address`, in the list's own buffer, without a retain;
     /// nil when the value is not a list. An `Array` of values (not of classes) always has native
     /// contiguous storage, so `withUnsafeBufferPointer` hands over that storage, not a temporary
-    /// copy; it lives as long as the list does. As for `storedUTF8(at:)`, the caller uses the
+    /// copy; it lives as long as the list does. As for `utf8InPlace(at:)`, the caller uses the
     /// items only while the value at `address` is alive and unchanged (the render's context).
     /// Why: a section over `post.tags` or `posts` bound the array, a retain and a release of a
     /// list the pages of both cores share.

@@ -323,10 +323,18 @@ struct Renderer {
     /// render phase, at 12 % of its samples).
     @inline(never)
     private func appendInterpolated(_ address: UnsafePointer<MustacheValue>, escaped: Bool, into out: inout OutputBuffer) -> Bool {
-        // Longer strings are read in place, without a retain (the context outlives the render;
-        // see `storedUTF8(at:)`); short ones are copied below, which costs no atomic operation.
-        if let bytes = MustacheValue.storedUTF8(at: address) {
-            if escaped { appendEscaped(bytes, to: &out) } else { out.append(contentsOf: bytes) }
+        // Strings are read in place, without a retain (the context outlives the render; see
+        // `utf8InPlace(at:)`): longer ones from their storage, short ones from two words.
+        if let text = MustacheValue.utf8InPlace(at: address) {
+            if let stored = text.stored {
+                if escaped { appendEscaped(stored, to: &out) } else { out.append(contentsOf: stored) }
+            } else {
+                var words = (text.short.0.littleEndian, text.short.1.littleEndian)
+                withUnsafeBytes(of: &words) { raw in
+                    let bytes = UnsafeBufferPointer(start: raw.baseAddress!.assumingMemoryBound(to: UInt8.self), count: text.count)
+                    if escaped { appendEscaped(bytes, to: &out) } else { out.append(contentsOf: bytes) }
+                }
+            }
             return true
         }
         switch address.pointee {

@@ -2,7 +2,7 @@ import XCTest
 @testable import BlogMustache
 
 /// The renderer reads values where the context stores them, without retaining them
-/// (`MustacheValue.storedUTF8(at:)` and friends): what it reads that way must be exactly what a
+/// (`MustacheValue.utf8InPlace(at:)` and friends): what it reads that way must be exactly what a
 /// copy of the value holds, for strings of every length and origin.
 final class InPlaceReadTests: XCTestCase {
     /// Strings of 0-64 UTF-8 bytes made in the ways the site makes them: literals, repetition,
@@ -24,25 +24,48 @@ final class InPlaceReadTests: XCTestCase {
         return result
     }
 
-    func testStoredBytesAreTheStringsOwnBytes() {
+    func testInPlaceBytesAreTheStringsBytes() {
         for s in Self.strings() {
             let value = MustacheValue.string(s)
             withUnsafePointer(to: value) { address in
                 let expected = Array(s.utf8)
-                guard let bytes = MustacheValue.storedUTF8(at: address) else {
-                    // Only short strings (which may be stored inline) are left to the copy.
+                guard let text = MustacheValue.utf8InPlace(at: address) else { return XCTFail("not read: \(s)") }
+                XCTAssertEqual(text.count, expected.count, s)
+                if let stored = text.stored {
+                    XCTAssertGreaterThanOrEqual(stored.count, MemoryLayout<String>.size, s)
+                    XCTAssertEqual(Array(stored), expected, s)
+                    // The string's own storage, not a copy that would be gone after the call.
+                    let own = s.utf8.withContiguousStorageIfAvailable { UnsafeRawPointer($0.baseAddress) } ?? nil
+                    XCTAssertEqual(UnsafeRawPointer(stored.baseAddress), own, s)
+                } else {
+                    // Only short strings (which may be stored inline) come as words.
                     XCTAssertLessThan(expected.count, MemoryLayout<String>.size, s)
-                    return
+                    var words = (text.short.0.littleEndian, text.short.1.littleEndian)
+                    let bytes = withUnsafeBytes(of: &words) { Array($0) }
+                    XCTAssertEqual(Array(bytes[..<expected.count]), expected, s)
+                    XCTAssertEqual(bytes[expected.count...].filter { $0 != 0 }, [], s)
                 }
-                XCTAssertGreaterThanOrEqual(bytes.count, MemoryLayout<String>.size, s)
-                XCTAssertEqual(Array(bytes), expected, s)
-                // The string's own storage, not a copy that would be gone after the call.
-                let own = s.utf8.withContiguousStorageIfAvailable { UnsafeRawPointer($0.baseAddress) } ?? nil
-                XCTAssertEqual(UnsafeRawPointer(bytes.baseAddress), own, s)
             }
         }
         for other: MustacheValue in [nil, true, 12, 1.5, ["a", "b"], ["k": "a string longer than sixteen bytes"]] {
-            withUnsafePointer(to: other) { XCTAssertNil(MustacheValue.storedUTF8(at: $0)) }
+            withUnsafePointer(to: other) { XCTAssertNil(MustacheValue.utf8InPlace(at: $0)) }
+        }
+    }
+
+    /// Every length 0-15, at every offset of a buffer whose neighbouring bytes are not zero.
+    func testShortLoadsStayInsideTheBytes() {
+        let memory = (0..<48).map { UInt8(truncatingIfNeeded: 0xA1 &+ $0 &* 29) }
+        memory.withUnsafeBufferPointer { all in
+            for n in 0..<16 {
+                for offset in 0...(48 - n) {
+                    let bytes = UnsafeBufferPointer(rebasing: all[offset..<(offset + n)])
+                    var words = MustacheValue.loadShort(bytes)
+                    words = (words.0.littleEndian, words.1.littleEndian)
+                    let got = withUnsafeBytes(of: &words) { Array($0) }
+                    XCTAssertEqual(Array(got[..<n]), Array(bytes), "n \(n) offset \(offset)")
+                    XCTAssertEqual(got[n...].filter { $0 != 0 }, [], "n \(n) offset \(offset)")
+                }
+            }
         }
     }
 
