@@ -83,6 +83,28 @@ struct OutputBuffer {
         }
     }
 
+    /// Appends the first `n` (0-15) bytes of `words` (little-endian): one 16-byte store when the
+    /// capacity has room for all sixteen (the bytes past `n` land in unused capacity, and the next
+    /// append writes over them), a short copy otherwise. For the short strings `{{name}}` reads
+    /// as two words (`MustacheValue.utf8InPlace`).
+    @inline(__always)
+    mutating func appendShort(_ words: (UInt64, UInt64), count n: Int) {
+        if count + 16 > capacity {
+            appendShortNearEnd(words, count: n)
+            return
+        }
+        let to = UnsafeMutableRawPointer(base + count)
+        to.storeBytes(of: words.0.littleEndian, as: UInt64.self)
+        to.storeBytes(of: words.1.littleEndian, toByteOffset: 8, as: UInt64.self)
+        count += n
+    }
+
+    @inline(never)
+    private mutating func appendShortNearEnd(_ words: (UInt64, UInt64), count n: Int) {
+        var bytes = (words.0.littleEndian, words.1.littleEndian)
+        withUnsafeBytes(of: &bytes) { append($0.baseAddress!.assumingMemoryBound(to: UInt8.self), count: n) }
+    }
+
     @inline(__always)
     mutating func append(contentsOf buffer: UnsafeBufferPointer<UInt8>) {
         guard let start = buffer.baseAddress else { return }

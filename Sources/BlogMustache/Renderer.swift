@@ -10,16 +10,24 @@ func appendEscaped(_ text: String, to out: inout OutputBuffer) {
     Array(text.utf8).withUnsafeBufferPointer { appendEscaped($0, to: &out) }
 }
 
+/// The lanes of `v` that may hold one of the five escaped characters (all ones), as two words
+/// (`any` may reduce lane by lane when not inlined). `&` (0x26) and `'` (0x27) are 0x27 with
+/// bit 0 set, `<` (0x3C) and `>` (0x3E) are 0x3E with bit 1 set (as are `=` and `?`, which
+/// callers pass over one by one), `"` is 0x22. Zero never matches.
+@inline(__always)
+func escapeCandidates(_ v: SIMD16<UInt8>) -> (UInt64, UInt64) {
+    let ones = SIMD16<UInt8>(repeating: 1), twos = SIMD16<UInt8>(repeating: 2)
+    let apostrophe = SIMD16<UInt8>(repeating: 0x27), greater = SIMD16<UInt8>(repeating: 0x3E), quote = SIMD16<UInt8>(repeating: 0x22)
+    return unsafeBitCast((v | ones) .== apostrophe .| (v | twos) .== greater .| v .== quote, to: (UInt64, UInt64).self)
+}
+
+/// Sixteen bytes at a time: whether a byte may be one of the five escaped characters
+/// (`escapeCandidates`), then the entities for the ones that are.
 func appendEscaped(_ buffer: UnsafeBufferPointer<UInt8>, to out: inout OutputBuffer) {
     guard let base = buffer.baseAddress else { return }
     var runStart = 0
     var i = 0
     let n = buffer.count
-    // Sixteen bytes at a time: whether a byte may be one of the five escaped characters. `&`
-    // (0x26) and `'` (0x27) are 0x27 with bit 0 set, `<` (0x3C) and `>` (0x3E) are 0x3E with
-    // bit 1 set (as are `=` and `?`, passed over one by one), `"` is 0x22.
-    let ones = SIMD16<UInt8>(repeating: 1), twos = SIMD16<UInt8>(repeating: 2)
-    let apostrophe = SIMD16<UInt8>(repeating: 0x27), greater = SIMD16<UInt8>(repeating: 0x3E), quote = SIMD16<UInt8>(repeating: 0x22)
     while i < n {
         let v: SIMD16<UInt8>
         if i + 16 <= n {
@@ -32,8 +40,7 @@ func appendEscaped(_ buffer: UnsafeBufferPointer<UInt8>, to out: inout OutputBuf
             withUnsafeMutableBytes(of: &tail) { OutputBuffer.copyShort(base + i, to: $0.baseAddress!.assumingMemoryBound(to: UInt8.self), count: n - i) }
             v = tail
         }
-        // The lanes as two words (`any` may reduce lane by lane when not inlined).
-        let lanes = unsafeBitCast((v | ones) .== apostrophe .| (v | twos) .== greater .| v .== quote, to: (UInt64, UInt64).self)
+        let lanes = escapeCandidates(v)
         if lanes.0 | lanes.1 == 0 {
             i += 16
             continue
@@ -330,6 +337,12 @@ struct Renderer {
                 if escaped { appendEscaped(stored, to: &out) } else { out.append(contentsOf: stored) }
             } else {
                 var words = (text.short.0.littleEndian, text.short.1.littleEndian)
+                // Most short strings need no entity: then their words are stored as they are.
+                let candidates = escaped ? escapeCandidates(unsafeBitCast(words, to: SIMD16<UInt8>.self)) : (0, 0)
+                if candidates.0 | candidates.1 == 0 {
+                    out.appendShort(text.short, count: text.count)
+                    return true
+                }
                 withUnsafeBytes(of: &words) { raw in
                     let bytes = UnsafeBufferPointer(start: raw.baseAddress!.assumingMemoryBound(to: UInt8.self), count: text.count)
                     if escaped { appendEscaped(bytes, to: &out) } else { out.append(contentsOf: bytes) }

@@ -31,6 +31,40 @@ final class OutputBufferTests: XCTestCase {
         }
     }
 
+    /// `appendShort` stores sixteen bytes where there is room: the first `n` must be the words'
+    /// bytes, and nothing may be written past the capacity (lent storage between guard bytes,
+    /// filled to every distance from its end).
+    func testShortWordAppendsMatchAPlainCopyAndStayInside() {
+        let source = (0..<16).map { UInt8(0x41 + $0) }
+        let words = source.withUnsafeBufferPointer { (UnsafeRawPointer($0.baseAddress!).loadUnaligned(as: UInt64.self),
+                                                       UnsafeRawPointer($0.baseAddress!).loadUnaligned(fromByteOffset: 8, as: UInt64.self)) }
+        let guardByte: UInt8 = 0xA5
+        for n in 0..<16 {
+            var masked = (UInt64(littleEndian: words.0), UInt64(littleEndian: words.1))
+            if n < 8 { masked = (n == 0 ? 0 : masked.0 & (UInt64.max >> UInt64(64 - 8 * n)), 0) } else if n == 8 { masked.1 = 0 } else { masked.1 &= UInt64.max >> UInt64(128 - 8 * n) }
+            for (already, spare) in (0..<5).flatMap({ a in (0...20).map { (a, $0) } }) {
+                // `spare` bytes of room left after the append: the 16-byte store fits from 16 - n.
+                let room = already + n + spare
+                let memory = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: room + 64)
+                defer { memory.deallocate() }
+                memory.initialize(repeating: guardByte)
+                var out = OutputBuffer(lending: UnsafeMutableBufferPointer(rebasing: memory[32..<(32 + room)]))
+                for k in 0..<already { out.append(UInt8(k)) }
+                out.appendShort(masked, count: n)
+                XCTAssertFalse(out.ownsMemory)
+                XCTAssertEqual(Array(out.bytes), (0..<already).map { UInt8($0) } + source[..<n], "n \(n), spare \(spare)")
+                XCTAssertEqual(Array(memory[0..<32]), [UInt8](repeating: guardByte, count: 32))
+                XCTAssertEqual(Array(memory[(32 + room)...]), [UInt8](repeating: guardByte, count: 32))
+                // Past the room left (for spare < 15): the buffer grows.
+                let more = min(spare + 1, 15)
+                out.appendShort((UInt64(littleEndian: words.0), UInt64(littleEndian: words.1)), count: more)
+                XCTAssertEqual(Array(out.bytes.suffix(more)), Array(source[..<more]), "n \(n), spare \(spare)")
+                XCTAssertEqual(out.count, room - spare + more)
+                out.deallocate()
+            }
+        }
+    }
+
     /// `{{n}}` writes an integer's digits itself (`appendDecimal`): the same text as `String(n)`.
     func testIntegersInterpolateAsTheirDescription() throws {
         let library = try TemplateLibrary([TemplateSource(name: "t", text: "{{n}}|{{{n}}}", path: "t.mustache")])
