@@ -10,10 +10,10 @@ func appendEscaped(_ text: String, to out: inout OutputBuffer) {
     Array(text.utf8).withUnsafeBufferPointer { appendEscaped($0, to: &out) }
 }
 
-/// The lanes of `v` that may hold one of the five escaped characters (all ones), as two words
+/// The lanes of `v` that hold one of the five escaped characters (all ones), as two words
 /// (`any` may reduce lane by lane when not inlined). `&` (0x26) and `'` (0x27) are 0x27 with
-/// bit 0 set, `<` (0x3C) and `>` (0x3E) are 0x3E with bit 1 set (as are `=` and `?`, which
-/// callers pass over one by one), `"` is 0x22. Zero never matches.
+/// bit 0 set, `<` (0x3C) and `>` (0x3E) are 0x3E with bit 1 set, `"` is 0x22. Zero never
+/// matches.
 @inline(__always)
 func escapeCandidates(_ v: SIMD16<UInt8>) -> (UInt64, UInt64) {
     let ones = SIMD16<UInt8>(repeating: 1), twos = SIMD16<UInt8>(repeating: 2)
@@ -334,7 +334,7 @@ struct Renderer {
         // `utf8InPlace(at:)`): longer ones from their storage, short ones from two words.
         if let text = MustacheValue.utf8InPlace(at: address) {
             if let stored = text.stored {
-                if escaped { appendEscaped(stored, to: &out) } else { out.append(contentsOf: stored) }
+                if escaped && !Renderer.needsNoEntity(stored) { appendEscaped(stored, to: &out) } else { out.append(contentsOf: stored) }
             } else {
                 var words = (text.short.0.littleEndian, text.short.1.littleEndian)
                 // Most short strings need no entity: then their words are stored as they are.
@@ -362,6 +362,20 @@ struct Renderer {
             if escaped { appendEscaped(s, to: &out) } else { appendRaw(s, to: &out) }
         }
         return true
+    }
+
+    /// Whether a string of 16-32 bytes (`bytes`, at least 16) is known to need no entity: its
+    /// first and last sixteen bytes (overlapping) hold none of the five characters. Most titles,
+    /// dates and URLs are that long; they are then appended without `appendEscaped`'s call and
+    /// loop. False for longer strings and for any candidate (`escapeCandidates`).
+    @inline(__always)
+    static func needsNoEntity(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let n = bytes.count
+        guard n <= 32, let base = bytes.baseAddress else { return false }
+        let raw = UnsafeRawPointer(base)
+        let head = escapeCandidates(raw.loadUnaligned(as: SIMD16<UInt8>.self))
+        let tail = escapeCandidates(raw.loadUnaligned(fromByteOffset: n - 16, as: SIMD16<UInt8>.self))
+        return head.0 | head.1 | tail.0 | tail.1 == 0
     }
 
     private mutating func renderSection(_ section: SectionNode, _ info: SourceInfo, into out: inout OutputBuffer) throws {

@@ -194,3 +194,25 @@ final class ContextStackTests: XCTestCase {
         }
     }
 }
+
+/// `Renderer.needsNoEntity` lets 16-32-byte strings skip `appendEscaped`: it must never say so
+/// for a string holding one of the five characters, at any position, and should for clean ones.
+final class NeedsNoEntityTests: XCTestCase {
+    func testCleanStringsAndEveryPositionOfEachCharacter() {
+        for n in 16...40 {
+            let clean = (0..<n).map { UInt8(ascii: "a") &+ UInt8($0 % 26) }
+            clean.withUnsafeBufferPointer { XCTAssertEqual(Renderer.needsNoEntity($0), n <= 32, "clean \(n)") }
+            for special in Array("&<>\"'=?;%".utf8) {
+                for position in 0..<n {
+                    var bytes = clean
+                    bytes[position] = special
+                    bytes.withUnsafeBufferPointer { buffer in
+                        // Bytes next to the five in ASCII (`=`, `?`, `;`, `%`) need no entity either.
+                        let needsEntity = Array("&<>\"'".utf8).contains(special)
+                        XCTAssertEqual(Renderer.needsNoEntity(buffer), !needsEntity && n <= 32, "n \(n), \(special) at \(position)")
+                    }
+                }
+            }
+        }
+    }
+}
