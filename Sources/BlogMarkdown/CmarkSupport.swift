@@ -386,39 +386,58 @@ extension UInt8 {
     }
 }
 
-/// Whether none of eight bytes is `&`, `<`, `>` or `"` (a zero byte in x ^ c·ones); eight non-ASCII
-/// bytes (Japanese text) answer at once.
-@inline(__always)
-func wordNeedsNoHTMLEscape(_ x: UInt64) -> Bool {
-    let ones: UInt64 = 0x0101_0101_0101_0101, high: UInt64 = 0x8080_8080_8080_8080
-    if x & high == high { return true }
-    let a = x ^ (ones &* 0x26), l = x ^ (ones &* 0x3C), g = x ^ (ones &* 0x3E), q = x ^ (ones &* 0x22)
-    let hit = ((a &- ones) & ~a) | ((l &- ones) & ~l) | ((g &- ones) & ~g) | ((q &- ones) & ~q)
-    return hit & high == 0
-}
-
 /// The byte-buffer form: copies runs of bytes that need no escaping in one go.
 func appendEscaped(_ out: inout [UInt8], _ bytes: UnsafeBufferPointer<UInt8>) {
     guard let base = bytes.baseAddress else { return }
     let n = bytes.count
     var runStart = 0
-    var i = 0
-    let raw = UnsafeRawPointer(base)
-    while i < n {
-        // Eight bytes at a time while none of them is `&`, `<`, `>` or `"` (a zero byte in x ^ c*ones).
-        if i + 8 <= n {
-            let x = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            if wordNeedsNoHTMLEscape(x) { i += 8; continue }
-        }
-        let b = base[i]
-        if b == 0x26 || b == 0x3C || b == 0x3E || b == 0x22 {
-            if i > runStart { out.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: i - runStart)) }
-            appendEscapedByte(&out, b)
-            runStart = i + 1
-        }
-        i += 1
+    while true {
+        let i = firstHTMLEscape(base, from: runStart, count: n)
+        if i > runStart { out.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: i - runStart)) }
+        if i == n { return }
+        appendEscapedByte(&out, base[i])
+        runStart = i + 1
     }
-    if n > runStart { out.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: n - runStart)) }
+}
+
+/// The bits 0x80 of the bytes of `x` that are `&`, `<`, `>` or `"`, exactly (no borrow from one byte
+/// into the next, so every bit stands for its own byte). `x | 2` is 0x3E for `<` and `>` only, and
+/// `x | 4` is 0x26 for `&` and `"` only: two comparisons instead of four. A byte's
+/// `((v & 0x7F) + 0x7F) | v` has its high bit set when `v` is not zero.
+@inline(__always) func htmlEscapeBits(_ x: UInt64) -> UInt64 {
+    let ones: UInt64 = 0x0101_0101_0101_0101, low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+    let v1 = (x | (ones &* 0x02)) ^ (ones &* 0x3E), v2 = (x | (ones &* 0x04)) ^ (ones &* 0x26)
+    let nonzero1 = ((v1 & low7) &+ low7) | v1, nonzero2 = ((v2 & low7) &+ low7) | v2
+    return ~(nonzero1 & nonzero2) & ~low7
+}
+
+/// The index of the first byte at or after `from` (and before `n`) that HTML escaping changes (`&`,
+/// `<`, `>`, `"`), or `n`. Eight bytes at a time, the escape found in a word by its bit's position (not
+/// by going back to bytes), and the tail as the buffer's last word with the bytes already looked at
+/// masked off; only buffers shorter than a word are read byte by byte.
+@inline(__always) func firstHTMLEscape(_ base: UnsafePointer<UInt8>, from: Int, count n: Int) -> Int {
+    var i = from
+    guard n >= 8 else {
+        while i < n {
+            let b = base[i]
+            if b | 2 == 0x3E || b | 4 == 0x26 { return i }
+            i += 1
+        }
+        return n
+    }
+    let raw = UnsafeRawPointer(base)
+    let high: UInt64 = 0x8080_8080_8080_8080
+    while i < n {
+        let at = min(i, n - 8)
+        let x = raw.loadUnaligned(fromByteOffset: at, as: UInt64.self)
+        // (eight non-ASCII bytes, Japanese text, answer at once)
+        if x & high != high {
+            let hit = htmlEscapeBits(x) & (~0 &<< UInt64((i - at) &* 8))
+            if hit != 0 { return at + hit.trailingZeroBitCount >> 3 }
+        }
+        i = at + 8
+    }
+    return n
 }
 
 func escapeHTML(_ s: String) -> String {
@@ -573,27 +592,18 @@ struct ByteBuffer {
         let n = bytes.count
         reserve(n)
         var runStart = 0
-        var i = 0
-        let raw = UnsafeRawPointer(src)
-        while i < n {
-            if i + 8 <= n {
-                let x = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                if wordNeedsNoHTMLEscape(x) { i += 8; continue }
+        while true {
+            let i = firstHTMLEscape(src, from: runStart, count: n)
+            if i > runStart { append(UnsafeBufferPointer(start: src + runStart, count: i - runStart)) }
+            if i == n { return }
+            switch src[i] {
+            case 0x26: append(static: "&amp;")
+            case 0x3C: append(static: "&lt;")
+            case 0x3E: append(static: "&gt;")
+            default: append(static: "&quot;")
             }
-            let b = src[i]
-            if b == 0x26 || b == 0x3C || b == 0x3E || b == 0x22 {
-                if i > runStart { append(UnsafeBufferPointer(start: src + runStart, count: i - runStart)) }
-                switch b {
-                case 0x26: append(static: "&amp;")
-                case 0x3C: append(static: "&lt;")
-                case 0x3E: append(static: "&gt;")
-                default: append(static: "&quot;")
-                }
-                runStart = i + 1
-            }
-            i += 1
+            runStart = i + 1
         }
-        if n > runStart { append(UnsafeBufferPointer(start: src + runStart, count: n - runStart)) }
     }
 
     /// A URL escaped for an attribute the way cmark does (see `appendEscapedHref(_:_:)`).
