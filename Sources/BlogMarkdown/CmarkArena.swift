@@ -151,17 +151,41 @@ private func releaseSlot(_ slot: Int) {
     }
 }
 
+// The allocation functions' common paths make no call but tail calls (`memset` and `memcpy` return
+// the block, the rare new chunk and moved block are functions of their own), so they need no saved
+// registers and no stack frame of their own: that was a third of their instructions.
+
 @inline(__always) private func arenaAllocate(_ state: UnsafeMutablePointer<ArenaState>, _ size: Int) -> UnsafeMutableRawPointer {
     let usable = roundUp(max(size, 1))
-    let need = usable + headerSize
-    if state.pointee.end - state.pointee.cursor < need { addChunk(state, need) }
     let header = state.pointee.cursor
+    guard state.pointee.end - header >= usable + headerSize else { return allocateInNewChunk(state, usable) }
+    return place(state, header, usable)
+}
+
+/// A block of `usable` bytes whose header starts at `header` (room checked by the caller).
+@inline(__always) private func place(_ state: UnsafeMutablePointer<ArenaState>, _ header: UnsafeMutableRawPointer,
+                                     _ usable: Int) -> UnsafeMutableRawPointer {
     header.storeBytes(of: usable, as: Int.self)
     header.storeBytes(of: state, toByteOffset: 8, as: UnsafeMutablePointer<ArenaState>.self)
     let block = header + headerSize
     state.pointee.cursor = block + usable
     state.pointee.last = block
     return block
+}
+
+@inline(never) private func allocateInNewChunk(_ state: UnsafeMutablePointer<ArenaState>, _ usable: Int) -> UnsafeMutableRawPointer {
+    addChunk(state, usable + headerSize)
+    return place(state, state.pointee.cursor, usable)
+}
+
+@inline(never) private func zeroedInNewChunk(_ state: UnsafeMutablePointer<ArenaState>, _ usable: Int, _ bytes: Int) -> UnsafeMutableRawPointer? {
+    memset(allocateInNewChunk(state, usable), 0, bytes)
+}
+
+/// `realloc` of a block that cannot grow in place: a new block with the old bytes.
+@inline(never) private func moved(_ state: UnsafeMutablePointer<ArenaState>, _ old: UnsafeMutableRawPointer,
+                                  _ oldSize: Int, _ usable: Int) -> UnsafeMutableRawPointer? {
+    memcpy(arenaAllocate(state, usable), old, oldSize)
 }
 
 /// A chunk of its own for a block of `need` bytes and what follows; its first 16 bytes link it into
@@ -187,9 +211,10 @@ private func arenaCalloc(_ count: Int, _ size: Int) -> UnsafeMutableRawPointer? 
 @inline(__always) private func zeroedBlock(_ state: UnsafeMutablePointer<ArenaState>, _ count: Int, _ size: Int) -> UnsafeMutableRawPointer? {
     let (bytes, overflow) = count.multipliedReportingOverflow(by: size)
     guard !overflow else { fatalError("cmark asked for an impossible allocation") }
-    let block = arenaAllocate(state, bytes)
-    memset(block, 0, bytes)
-    return block
+    let usable = roundUp(max(bytes, 1))
+    let header = state.pointee.cursor
+    guard state.pointee.end - header >= usable + headerSize else { return zeroedInNewChunk(state, usable, bytes) }
+    return memset(place(state, header, usable), 0, bytes)
 }
 
 private func arenaRealloc(_ old: UnsafeMutableRawPointer?, _ size: Int) -> UnsafeMutableRawPointer? {
@@ -203,16 +228,12 @@ private func arenaRealloc(_ old: UnsafeMutableRawPointer?, _ size: Int) -> Unsaf
     let state = (old - headerSize).load(fromByteOffset: 8, as: UnsafeMutablePointer<ArenaState>.self)
     let oldSize = blockSize(old)
     if size <= oldSize { return old }
+    let usable = roundUp(size)
     // The newest block grows in place while its chunk has room (cmark's growing buffers).
-    if old == state.pointee.last, state.pointee.end - old >= roundUp(size) {
-        let usable = roundUp(size)
-        (old - headerSize).storeBytes(of: usable, as: Int.self)
-        state.pointee.cursor = old + usable
-        return old
-    }
-    let block = arenaAllocate(state, size)
-    memcpy(block, old, oldSize)
-    return block
+    guard old == state.pointee.last, state.pointee.end - old >= usable else { return moved(state, old, oldSize, usable) }
+    (old - headerSize).storeBytes(of: usable, as: Int.self)
+    state.pointee.cursor = old + usable
+    return old
 }
 
 private func arenaFree(_ block: UnsafeMutableRawPointer?) {
