@@ -126,14 +126,19 @@ public struct BuildStamp: Sendable, Equatable {
         }
         for (path, info) in zip(paths, infos) {
             hash.add(path)
-            hash.add(0)
-            if let info {
-                hash.add(raw: info.size, info.seconds, info.nanoseconds, info.inode, 1)
-            } else {
-                hash.add(raw: -1, -1, -1, -1, 0)
-            }
+            addOutput(info, to: &hash)
         }
         return String(hash.value, radix: 16)
+    }
+
+    /// What an output's entry hashes after its path (the same in both `outputs` functions).
+    private static func addOutput(_ info: FileInfo?, to hash: inout FNVStream) {
+        hash.add(0)
+        if let info {
+            hash.add(raw: info.size, info.seconds, info.nanoseconds, info.inode, 1)
+        } else {
+            hash.add(raw: -1, -1, -1, -1, 0)
+        }
     }
 
     /// `outputs(root:paths:)` of the files a manifest lists, on its bytes: the up-to-date check
@@ -163,12 +168,7 @@ public struct BuildStamp: Sendable, Equatable {
         manifest.bytes.withUnsafeBufferPointer { bytes in
             for (line, info) in zip(lines, infos) {
                 hash.add(UnsafeBufferPointer(rebasing: bytes[line]))
-                hash.add(0)
-                if let info {
-                    hash.add(raw: info.size, info.seconds, info.nanoseconds, info.inode, 1)
-                } else {
-                    hash.add(raw: -1, -1, -1, -1, 0)
-                }
+                addOutput(info, to: &hash)
             }
         }
         return String(hash.value, radix: 16)

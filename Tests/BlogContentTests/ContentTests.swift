@@ -178,23 +178,7 @@ final class TagAndConfigTests: XCTestCase {
 /// against the plain definition (Unicode scalar properties asked one by one) on random text.
 final class TextMeasureTests: XCTestCase {
     static func referenceMinutes(_ text: String) -> Int {
-        var cjk = 0, words = 0, inWord = false
-        for scalar in text.unicodeScalars {
-            let v = scalar.value
-            if v < 0x80 {
-                let isWordByte = (v >= 0x30 && v <= 0x39) || (v >= 0x41 && v <= 0x5A) || (v >= 0x61 && v <= 0x7A)
-                if isWordByte && !inWord { words += 1 }
-                inWord = isWordByte
-            } else if (0x3040...0x30FF).contains(v) || (0x3400...0x9FFF).contains(v) || (0xAC00...0xD7AF).contains(v) || (0xF900...0xFAFF).contains(v) {
-                cjk += 1
-                inWord = false
-            } else if scalar.properties.isAlphabetic || scalar.properties.numericType != nil {
-                if !inWord { words += 1 }
-                inWord = true
-            } else {
-                inWord = false
-            }
-        }
+        let (cjk, words) = ReadingCountTests.referenceCounts(text)
         return max(1, Int((Double(cjk) / 500.0 + Double(words) / 200.0).rounded()))
     }
 
