@@ -263,6 +263,11 @@ public struct OutputWriter {
         private var writtenInfo: [String: BuildStamp.FileInfo] = [:]
         /// Set once `commit`, `abort` or `interrupt` has run (read and written under `phase`).
         private var finished = false
+        private var interrupted = false
+
+        /// Whether `interrupt()` ended this transaction (read after `abort()` or `commit()` returned
+        /// or threw: both wait for an interrupt under way).
+        public var wasInterrupted: Bool { phase.withLock { interrupted } }
         /// Held by `commit`, `abort` and `interrupt`, so an interruption never meets a commit half way.
         private let phase = Mutex()
         /// The marker of an update-mode build in the output folder (nil for a first build).
@@ -467,6 +472,7 @@ public struct OutputWriter {
             phase.withLock {
                 guard !finished else { return false }
                 finished = true
+                interrupted = true
                 queue.sync {
                     if failure == nil { failure = Diagnostic.error("the build was interrupted", at: location) }
                 }

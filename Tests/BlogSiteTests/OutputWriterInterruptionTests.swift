@@ -56,8 +56,14 @@ final class OutputWriterInterruptionTests: XCTestCase {
         let transaction = try OutputWriter(output: output, source: root.appendingPathComponent("site")).begin()
         try transaction.add((0..<40).map { file("posts/p\($0)/index.html", "\($0)") })
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: root.path), [".public.blog-staging-\(getpid())"])
+        XCTAssertFalse(transaction.wasInterrupted)
         XCTAssertTrue(transaction.interrupt())
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: root.path), [], "no output and no staging folder")
+        // The build's own thread then meets the interruption as an error, and must leave the exit
+        // to the signal's handler (`blog build` waits when `wasInterrupted` says so).
+        XCTAssertThrowsError(try transaction.add([file("posts/late/index.html", "late")]))
+        transaction.abort()
+        XCTAssertTrue(transaction.wasInterrupted)
     }
 
     func testAnInterruptionAfterTheCommitKeepsTheNewSite() throws {
@@ -69,6 +75,7 @@ final class OutputWriterInterruptionTests: XCTestCase {
         try transaction.add([file("index.html", "new")])
         try transaction.commit()
         XCTAssertFalse(transaction.interrupt(), "nothing to undo once committed")
+        XCTAssertFalse(transaction.wasInterrupted, "a committed build was not interrupted")
         XCTAssertEqual(try String(contentsOf: output.appendingPathComponent("index.html"), encoding: .utf8), "new")
         XCTAssertFalse(FileManager.default.fileExists(atPath: output.appendingPathComponent(".blog-build-\(getpid())").path),
                        "the commit removed the marker")

@@ -76,6 +76,12 @@ enum BuildCommand: BlogCommand {
             summary = try transaction.commit(stamp: stamp)
         } catch {
             transaction.abort()
+            // A signal ended the build: its handler has removed what was staged and exits with the
+            // signal's status (128 + its number) right after. This thread saw the transaction's
+            // "interrupted" error and must not exit first with status 1.
+            if transaction.wasInterrupted {
+                while true { sleep(60) }
+            }
             throw error
         }
         if !arguments.flag("quiet") {
