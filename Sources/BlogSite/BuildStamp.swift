@@ -52,8 +52,7 @@ public struct BuildStamp: Sendable, Equatable {
     private static func walk(_ path: String, relative: String, info: FileInfo, into hash: inout FNVStream) {
         // the fields as raw integers (string interpolation per file cost more than the lstat)
         hash.add(relative)
-        hash.add(0)
-        hash.add(raw: info.size, info.seconds, info.nanoseconds, info.inode, Int64(info.mode))
+        addInput(info, to: &hash)
         guard (info.mode & S_IFMT) == S_IFDIR, let directory = opendir(path) else { return }
         defer { closedir(directory) }
         var names: [String] = []
@@ -75,8 +74,7 @@ public struct BuildStamp: Sendable, Equatable {
                 hash.add(relative)
                 hash.add(UInt8(ascii: "/"))
                 hash.add(name)
-                hash.add(0)
-                hash.add(raw: info.size, info.seconds, info.nanoseconds, info.inode, Int64(info.mode))
+                addInput(info, to: &hash)
             }
         }
     }
@@ -129,6 +127,12 @@ public struct BuildStamp: Sendable, Equatable {
             addOutput(info, to: &hash)
         }
         return String(hash.value, radix: 16)
+    }
+
+    /// What an input's entry hashes after its path.
+    private static func addInput(_ info: FileInfo, to hash: inout FNVStream) {
+        hash.add(0)
+        hash.add(raw: info.size, info.seconds, info.nanoseconds, info.inode, Int64(info.mode))
     }
 
     /// What an output's entry hashes after its path (the same in both `outputs` functions).
