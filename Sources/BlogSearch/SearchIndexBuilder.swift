@@ -260,3 +260,84 @@ struct AccumulatorState {
         return entries.map { Int($0.id) }
     }
 }
+
+/// The analysis of `count` documents by threads that join it at different times, a batch of
+/// documents at a time: `blog build`'s beside thread takes batches while the pages render, so that
+/// a core the render leaves idle analyses posts, and the render's threads finish the rest once the
+/// pages are done (`finish`). Each thread that works keeps an analyzer of its own for as long as
+/// it works. The results are `SearchIndexBuilder.analyze(document(i))`, in index order.
+public final class SharedAnalysis: @unchecked Sendable {
+    public let count: Int
+    private let lock = Mutex()
+    /// Read and cleared under `lock`; nil once `finish` has the results (so that nothing the
+    /// closure holds outlives them).
+    private var document: (@Sendable (Int) -> SearchDocument)?
+    /// Each slot is written by the worker that claimed its index, and read by `finish` once every
+    /// claimed batch has been completed under `lock`.
+    private let results: UnsafeMutablePointer<AnalyzedDocument?>
+    private var next = 0
+    private var done = 0
+    private var cancelled = false
+    private let allDone = DispatchSemaphore(value: 0)
+    /// Documents per claim (posts differ a lot in size; the same as `analyzeAll`'s).
+    static let batch = 8
+
+    public init(count: Int, document: @escaping @Sendable (Int) -> SearchDocument) {
+        self.count = count
+        self.document = document
+        results = .allocate(capacity: max(1, count))
+        results.initialize(repeating: nil, count: max(1, count))
+    }
+
+    deinit {
+        results.deinitialize(count: max(1, count))
+        results.deallocate()
+    }
+
+    private func claim() -> Range<Int>? {
+        lock.withLock {
+            guard !cancelled, next < count else { return nil }
+            let start = next
+            next = min(count, start + SharedAnalysis.batch)
+            return start..<next
+        }
+    }
+
+    private func complete(_ n: Int) {
+        let last = lock.withLock { () -> Bool in
+            done += n
+            return done == count
+        }
+        if last { allDone.signal() }
+    }
+
+    /// Analyses batches on the calling thread until none are left (or `cancel` was called).
+    public func work() {
+        guard let document = lock.withLock({ self.document }), var range = claim() else { return }
+        var analyzer = DocumentAnalyzer()
+        defer { analyzer.free() }
+        while true {
+            for i in range { results[i] = analyzer.analyze(document(i)) }
+            complete(range.count)
+            guard let claimed = claim() else { return }
+            range = claimed
+        }
+    }
+
+    /// `work` on up to `workers` threads (the caller's among them), then waits for the batches
+    /// other threads still hold; every result in index order. Not after `cancel`.
+    public func finish(workers: Int) -> [AnalyzedDocument] {
+        if count == 0 { return [] }
+        DispatchQueue.concurrentPerform(iterations: max(1, workers)) { _ in work() }
+        allDone.wait()
+        allDone.signal()
+        lock.withLock { document = nil }
+        return (0..<count).map { results[$0]! }
+    }
+
+    /// No batch is handed out from now on (for a build that stops early: nothing waits for the
+    /// documents no one has started).
+    public func cancel() {
+        lock.withLock { cancelled = true }
+    }
+}
