@@ -282,8 +282,14 @@ public final class SharedAnalysis: @unchecked Sendable {
     /// Documents per claim (posts differ a lot in size; the same as `analyzeAll`'s).
     static let batch = 8
 
-    public init(count: Int, document: @escaping @Sendable (Int) -> SearchDocument) {
+    /// Whether each result keeps its document's headings, body and code (which only the analysis
+    /// reads). Without them, the results still make the same index files, and the texts are freed
+    /// as soon as their document is analysed if nothing else holds them.
+    private let keepsText: Bool
+
+    public init(count: Int, keepsText: Bool = true, document: @escaping @Sendable (Int) -> SearchDocument) {
         self.count = count
+        self.keepsText = keepsText
         self.document = document
         results = .allocate(capacity: max(1, count))
         results.initialize(repeating: nil, count: max(1, count))
@@ -317,7 +323,10 @@ public final class SharedAnalysis: @unchecked Sendable {
         var analyzer = DocumentAnalyzer()
         defer { analyzer.free() }
         while true {
-            for i in range { results[i] = analyzer.analyze(document(i)) }
+            for i in range {
+                let analyzed = analyzer.analyze(document(i))
+                results[i] = keepsText ? analyzed : analyzed.withoutText()
+            }
             complete(range.count)
             guard let claimed = claim() else { return }
             range = claimed
@@ -339,5 +348,18 @@ public final class SharedAnalysis: @unchecked Sendable {
     /// documents no one has started).
     public func cancel() {
         lock.withLock { cancelled = true }
+    }
+}
+
+extension AnalyzedDocument {
+    /// The same analysis with its document's headings, body and code left out: the index files
+    /// read only the document's id, title, URL, date, tags and summary.
+    func withoutText() -> AnalyzedDocument {
+        var stripped = document
+        stripped.headings = []
+        stripped.body = ""
+        stripped.code = ""
+        return AnalyzedDocument(document: stripped, fieldLengths: fieldLengths, termBytes: termBytes, termEnds: termEnds,
+                                termHashes: termHashes, values: values, residues: residues)
     }
 }

@@ -33,6 +33,16 @@ final class SharedAnalysisTests: XCTestCase {
         }
     }
 
+    func testResultsWithoutTheirTextsMakeTheSameIndex() {
+        let docs = SearchGoldenTests.corpus()
+        let analysis = SharedAnalysis(count: docs.count, keepsText: false) { docs[$0] }
+        let results = analysis.finish(workers: 2)
+        XCTAssertTrue(results.allSatisfy { $0.document.body.isEmpty && $0.document.code.isEmpty && $0.document.headings.isEmpty })
+        XCTAssertEqual(results.map(\.document.id), docs.map(\.id))
+        XCTAssertEqual(results.map(\.document.summary), docs.map(\.summary))
+        XCTAssertEqual(SearchIndexBuilder.build(analyzed: results).map(\.bytes), SearchIndexBuilder.build(docs).map(\.bytes))
+    }
+
     func testNoDocumentsFinishAtOnce() {
         let analysis = SharedAnalysis(count: 0) { _ in fatalError("no document to make") }
         analysis.work()
