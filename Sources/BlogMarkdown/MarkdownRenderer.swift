@@ -87,6 +87,9 @@ public struct RenderedMarkdown: Sendable {
 /// Renders Markdown (Qiita's dialect) to HTML with libcmark. Thread-safe: keep one, call from many threads.
 public struct MarkdownRenderer: Sendable {
     public let options: MarkdownOptions
+    /// Whether the bodies of top-level fenced code blocks bypass cmark (see Prepass.swift); off only
+    /// in tests that compare both ways.
+    var fenceBypass = true
 
     public init(options: MarkdownOptions = MarkdownOptions()) {
         self.options = options
@@ -103,14 +106,20 @@ public struct MarkdownRenderer: Sendable {
     public func render(validUTF8 markdown: UnsafeBufferPointer<UInt8>) -> RenderedMarkdown {
         assert(String(validating: markdown, as: UTF8.self) != nil, "render(validUTF8:) was given invalid UTF-8")
         // The text is parsed where it is (no copy) unless the pre-pass had to change it.
-        guard options.qiitaExtensions else { return render(source: markdown, prepass: nil) }
-        let prepass = Prepass.run(markdown)
+        guard options.qiitaExtensions else { return render(source: markdown, prepass: nil)! }
+        if let result = render(markdown, prepass: Prepass.run(markdown, bypassFences: fenceBypass)) { return result }
+        // a bypassed fence was not parsed as expected: once more without the bypass
+        return render(markdown, prepass: Prepass.run(markdown, bypassFences: false))!
+    }
+
+    private func render(_ markdown: UnsafeBufferPointer<UInt8>, prepass: Prepass) -> RenderedMarkdown? {
         guard let changed = prepass.bytes else { return render(source: markdown, prepass: prepass) }
         return changed.withUnsafeBufferPointer { render(source: $0, prepass: prepass) }
     }
 
-    /// Parses `source` (the text after the pre-pass) and writes the results.
-    private func render(source: UnsafeBufferPointer<UInt8>, prepass: Prepass?) -> RenderedMarkdown {
+    /// Parses `source` (the text after the pre-pass) and writes the results. Nil when the pre-pass's
+    /// bypassed fences are not in the tree as expected (never without any).
+    private func render(source: UnsafeBufferPointer<UInt8>, prepass: Prepass?) -> RenderedMarkdown? {
         // The bytes come from a Swift String (always valid UTF-8) and the pre-pass only inserts whole
         // UTF-8 sequences, so cmark's own UTF-8 validation (a sizeable share of its parse time) is skipped.
         let parseFlags = CMARK_OPT_DEFAULT
@@ -120,6 +129,7 @@ public struct MarkdownRenderer: Sendable {
         defer { CmarkArena.end() }
         guard let doc = parseDocument(source, options: parseFlags) else { return RenderedMarkdown(html: "") }
         defer { if !inArena { cmark_node_free(doc) } }
+        if let prepass, !prepass.restoreFenceBodies(doc) { return nil }
 
         let transformer = Transformer(options: options, parseFlags: parseFlags, source: source, prepass: prepass)
         transformer.run(doc)

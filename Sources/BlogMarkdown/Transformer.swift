@@ -104,6 +104,13 @@ final class Transformer {
         return value & 1 != 0 ? Int32(truncatingIfNeeded: value >> 8) : cmark_node_get_start_line(node)
     }
 
+    /// A line of the text cmark parsed as a line of the original (the pre-pass may leave code block
+    /// bodies out: see Prepass.swift).
+    @inline(__always) private func originalLine(_ line: Int32) -> Int32 {
+        guard let prepass, !prepass.bypassedFences.isEmpty else { return line }
+        return prepass.originalLine(line)
+    }
+
     @inline(__always) private func setFlag(_ node: Node, _ flag: Int) {
         setUserData(node, userData(node, direct: direct) | flag, direct: direct)
     }
@@ -1470,7 +1477,7 @@ final class Transformer {
                 case CMARK_NODE_LINK, CMARK_NODE_IMAGE:
                     if node != image {
                         if entering {
-                            links.append(MarkdownLink(destination: makeString(cBytesView(cmark_node_get_url(node)), trusted: true), line: Int(self.line(of: node))))
+                            links.append(MarkdownLink(destination: makeString(cBytesView(cmark_node_get_url(node)), trusted: true), line: Int(originalLine(self.line(of: node)))))
                             if type == CMARK_NODE_IMAGE { inImage += 1 }
                         } else if type == CMARK_NODE_IMAGE {
                             inImage -= 1
@@ -1566,7 +1573,7 @@ final class Transformer {
                 guard entering else { out.append(static: "</a>"); break }
                 // cmark's URLs of a valid document are valid UTF-8 (entities decode to whole characters)
                 let url = cBytesView(cmark_node_get_url(node))
-                links.append(MarkdownLink(destination: makeString(url, trusted: true), line: Int(self.line(of: node))))
+                links.append(MarkdownLink(destination: makeString(url, trusted: true), line: Int(originalLine(self.line(of: node)))))
                 if qiita && inImage == 0 && Transformer.isHTTPURL(url) {
                     out.append(static: "<a href=\"")
                     out.appendEscapedHref(url)
@@ -1583,7 +1590,7 @@ final class Transformer {
             case CMARK_NODE_IMAGE:
                 if entering {
                     let url = cBytesView(cmark_node_get_url(node))
-                    links.append(MarkdownLink(destination: makeString(url, trusted: true), line: Int(self.line(of: node))))
+                    links.append(MarkdownLink(destination: makeString(url, trusted: true), line: Int(originalLine(self.line(of: node)))))
                     out.append(static: "<img src=\"")
                     if qiita {
                         if unsafe || !isDangerousURL(url) { out.appendEscapedHref(url) }
