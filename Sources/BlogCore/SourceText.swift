@@ -2,6 +2,9 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+#if arch(x86_64) && canImport(_Builtin_intrinsics)
+import _Builtin_intrinsics.intel
+#endif
 
 #if canImport(Glibc)
 // Not in the Glibc module (its header wants _GNU_SOURCE).
@@ -163,90 +166,118 @@ public enum SourceText {
 
     /// Offset of the first byte that starts an invalid UTF-8 sequence in `buffer`, or nil.
     ///
-    /// The hot cases get word-sized checks: ASCII eight bytes at a time (a mixed word skips its
-    /// leading ASCII bytes at once), and runs of three-byte characters whose lead byte allows every
-    /// continuation byte (E1–EC, EE, EF: nearly all kana and kanji) two characters per 8-byte load.
+    /// The hot cases get 16-byte checks: ASCII sixteen bytes a load (a mixed load skips its leading
+    /// ASCII bytes at once), and runs of three-byte characters whose lead byte allows every
+    /// continuation byte (E1–EC, EE, EF: nearly all kana and kanji) five characters a load.
     /// Everything else, and every byte such a check does not accept, goes through the exact
-    /// per-sequence check, so the offset reported is the same as a plain scalar-by-scalar check's.
+    /// per-sequence check (`checkSequence`), so the offset reported is the same as a plain
+    /// scalar-by-scalar check's.
+    ///
+    /// Posts mix the two kinds in short runs (1,000 posts: 121,000 ASCII runs in 8.7 MB), so the
+    /// switches between them are most of the cost: a run of kana that ends goes straight back to
+    /// the ASCII check at the byte that stopped it, and the lanes of a check are read as one bit
+    /// mask (`signBits`) instead of two words (18.9 M → 12.5 M instructions on the 1,000 posts).
     public static func firstInvalidUTF8(_ buffer: UnsafeBufferPointer<UInt8>) -> Int? {
         guard let p = buffer.baseAddress else { return nil }
         let n = buffer.count
         let raw = UnsafeRawPointer(p)
-        // Bit k set: a lead byte 0xEk is followed by any two continuation bytes (not E0, not ED).
-        let openLeads: UInt64 = 0xDFFE
         let patternMask = threeByteMask, pattern = threeBytePattern
         let e0 = SIMD16<UInt8>(repeating: 0xE0), ed = SIMD16<UInt8>(repeating: 0xED)
         var i = 0
-        // Offsets are below `n`, so the sums here cannot overflow (wrapping operators: no checks).
-        while i < n {
-            if i &+ 8 <= n {
-                let high = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080
-                if high == 0 {
-                    i &+= 8
+        // Every load is of 16 bytes at i with i + 16 <= n (in bounds); offsets are below `n`, so
+        // the sums cannot overflow (wrapping operators: no checks).
+        outer: while i &+ 16 <= n {
+            let high = signBits(raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self))
+            if high == 0 {
+                i &+= 16
+                continue
+            }
+            i &+= high.trailingZeroBitCount
+            // Runs of kana and kanji (and their punctuation) five characters a load, while every
+            // lead allows any continuation bytes (not E0, not ED; a continuation byte is neither).
+            // A load that stops early still passes the characters before its first bad byte.
+            while i &+ 16 <= n {
+                let v = raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+                let good = ((v & patternMask) .== pattern) .& (v .!= e0) .& (v .!= ed)
+                // Bit k set where byte k passes (byte 15 always counts as passing).
+                let passed = signBits(unsafeBitCast(good, to: SIMD16<UInt8>.self)) | 0x8000
+                if passed == 0xFFFF {
+                    i &+= 15
                     continue
                 }
-                i &+= high.trailingZeroBitCount &>> 3
-                // Runs of kana and kanji (and their punctuation) five characters a load, while
-                // every lead allows any continuation bytes (not E0, not ED; a continuation byte is
-                // neither). A load that stops early still passes the characters before its first
-                // bad byte; the checks below take it from there.
-                while i &+ 16 <= n {
-                    let v = raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
-                    let good = ((v & patternMask) .== pattern) .& (v .!= e0) .& (v .!= ed)
-                    // The lanes as two words, 0xFF where a byte passes (byte 15 always counts as passing).
-                    let lanes = unsafeBitCast(good, to: (UInt64, UInt64).self)
-                    let high = lanes.1 | 0xFF00_0000_0000_0000
-                    if lanes.0 & high == UInt64.max {
-                        i &+= 15
-                        continue
-                    }
-                    let firstBad = lanes.0 != UInt64.max ? (~lanes.0).trailingZeroBitCount &>> 3 : 8 &+ (~high).trailingZeroBitCount &>> 3
-                    i &+= firstBad / 3 &* 3
-                    break
+                // The whole characters before the first byte that failed (k / 3 = k · 171 >> 9 for k < 16).
+                let done = (((~passed).trailingZeroBitCount &* 171) &>> 9) &* 3
+                if done != 0 {
+                    i &+= done
+                    continue outer
                 }
-                // Two three-byte characters a load: bytes 0 and 3 are 1110xxxx, the others 10xxxxxx.
-                while i + 8 <= n {
-                    let w = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                    guard w & 0xC0C0_F0C0_C0F0 == 0x8080_E080_80E0,
-                          (openLeads &>> (w & 0x0F)) & (openLeads &>> ((w &>> 24) & 0x0F)) & 1 != 0 else { break }
-                    i += 6
-                }
-                // One more, or the first that is not.
-                if i + 4 <= n {
-                    let w = raw.loadUnaligned(fromByteOffset: i, as: UInt32.self)
-                    if w & 0xC0_C0F0 == 0x80_80E0 && (openLeads &>> UInt64(w & 0x0F)) & 1 != 0 {
-                        i += 3
-                        continue
-                    }
-                }
-                if i >= n { break }
+                // The character at i is something else: the exact check, then the ASCII check again.
+                if !checkSequence(p, n, &i) { return i }
+                continue outer
             }
-            let b = p[i]
-            if b < 0x80 {
-                i += 1
-                continue
-            }
-            if b < 0xC2 { return i }
-            if b < 0xE0 {
-                guard i + 1 < n, p[i + 1] & 0xC0 == 0x80 else { return i }
-                i += 2
-                continue
-            }
-            if b < 0xF0 {
-                guard i + 2 < n else { return i }
-                let c1 = p[i + 1]
-                guard c1 & 0xC0 == 0x80, p[i + 2] & 0xC0 == 0x80,
-                      !(b == 0xE0 && c1 < 0xA0), !(b == 0xED && c1 > 0x9F) else { return i }
-                i += 3
-                continue
-            }
-            guard b < 0xF5, i + 3 < n else { return i }
-            let c1 = p[i + 1]
-            guard c1 & 0xC0 == 0x80, p[i + 2] & 0xC0 == 0x80, p[i + 3] & 0xC0 == 0x80,
-                  !(b == 0xF0 && c1 < 0x90), !(b == 0xF4 && c1 > 0x8F) else { return i }
-            i += 4
+            break
+        }
+        // The last bytes (fewer than 16 from i).
+        while i < n {
+            if !checkSequence(p, n, &i) { return i }
         }
         return nil
+    }
+
+    /// Checks the UTF-8 sequence that starts at p[i] (i < n): true and i moved past it when it is
+    /// valid, false (i unchanged) when not. Overlong forms, surrogates and code points above
+    /// U+10FFFF are invalid.
+    @inline(__always)
+    static func checkSequence(_ p: UnsafePointer<UInt8>, _ n: Int, _ i: inout Int) -> Bool {
+        let b = p[i]
+        if b < 0x80 {
+            i &+= 1
+            return true
+        }
+        if b < 0xC2 { return false }
+        if b < 0xE0 {
+            guard i &+ 1 < n, p[i &+ 1] & 0xC0 == 0x80 else { return false }
+            i &+= 2
+            return true
+        }
+        if b < 0xF0 {
+            guard i &+ 2 < n else { return false }
+            let c1 = p[i &+ 1]
+            guard c1 & 0xC0 == 0x80, p[i &+ 2] & 0xC0 == 0x80,
+                  !(b == 0xE0 && c1 < 0xA0), !(b == 0xED && c1 > 0x9F) else { return false }
+            i &+= 3
+            return true
+        }
+        guard b < 0xF5, i &+ 3 < n else { return false }
+        let c1 = p[i &+ 1]
+        guard c1 & 0xC0 == 0x80, p[i &+ 2] & 0xC0 == 0x80, p[i &+ 3] & 0xC0 == 0x80,
+              !(b == 0xF0 && c1 < 0x90), !(b == 0xF4 && c1 > 0x8F) else { return false }
+        i &+= 4
+        return true
+    }
+
+    /// Bit k set when byte k of v has its top bit set (pmovmskb on x86-64). Elsewhere the two
+    /// halves' top bits are gathered by a multiplication: slower, but the same answer. The
+    /// standard library's SIMD types have no such operation; read as two words and compared
+    /// (as before), the lanes cost 6 instructions more per load, ~5 M per 1,000 posts.
+    @inline(__always)
+    static func signBits(_ v: SIMD16<UInt8>) -> Int {
+        #if arch(x86_64) && canImport(_Builtin_intrinsics)
+        return Int(truncatingIfNeeded: _mm_movemask_epi8(unsafeBitCast(v, to: __m128i.self)))
+        #else
+        return portableSignBits(v)
+        #endif
+    }
+
+    /// `signBits` without the x86-64 instruction: x & 0x80…80 has bit 8k + 7 for byte k, and the
+    /// multiplication by 0x0002040810204081 moves bit 8k + 7 to bit 56 + k, with no carries (each
+    /// bit of the product's top byte comes from one term).
+    @inline(__always)
+    static func portableSignBits(_ v: SIMD16<UInt8>) -> Int {
+        let w = unsafeBitCast(v, to: (UInt64, UInt64).self)
+        let gather: UInt64 = 0x0002_0408_1020_4081
+        let low = ((w.0 & 0x8080_8080_8080_8080) &* gather) &>> 56, high = ((w.1 & 0x8080_8080_8080_8080) &* gather) &>> 56
+        return Int(truncatingIfNeeded: low | high &<< 8)
     }
 
     // Five three-byte characters in a 16-byte load: bytes 0, 3, 6, 9 and 12 are 1110xxxx, the
