@@ -63,3 +63,54 @@ final class FeedVerbatimTests: XCTestCase {
         check([], urls: nil)
     }
 }
+
+/// The prepared entries (a head, the post's HTML by reference or its encoded CDATA, tag lines
+/// made once per batch, verbatim flags kept across batches) against an entry written out in
+/// full, and feeds built in batches of one against one batch of all.
+final class FeedEntryTests: XCTestCase {
+    func testPreparedEntriesMatchTheEntryWrittenInFull() throws {
+        for baseURL in [nil, "https://example.com/blog/"] {
+            let site = try build(try Fixtures.copy("basic"), drafts: true, future: true, baseURL: baseURL)
+            let model = site.model
+            let urls = URLBuilder(config: model.config)
+            let writer = FeedWriter(model: model, urls: urls)
+            var sawVerbatim = false, sawEncoded = false
+            for index in model.posts.indices {
+                let post = model.posts[index]
+                let link = writer.xmlEscape(urls.absolute(urls.post(post.slug)))
+                var expected = "  <entry>\n    <title>\(writer.xmlEscape(post.title))</title>\n    <id>\(link)</id>\n"
+                expected += "    <link rel=\"alternate\" type=\"text/html\" href=\"\(link)\"/>\n"
+                expected += "    <published>\(post.date.iso8601)</published>\n    <updated>\((post.updated ?? post.date).iso8601)</updated>\n"
+                for tagIndex in model.postTags[index] {
+                    let tag = model.tags[tagIndex]
+                    expected += "    <category term=\"\(writer.xmlEscape(tag.name))\" scheme=\"\(writer.xmlEscape(urls.absolute(urls.tag(tag.slug))))\"/>\n"
+                }
+                expected += "    <summary>\(writer.xmlEscape(post.summary))</summary>\n    <content type=\"html\">"
+                expected += String(decoding: FeedEncodingTests.reference(urls.rewriteRootLinks(bytes: Array(post.content.html.utf8), absolute: true)),
+                                   as: UTF8.self)
+                expected += "</content>\n  </entry>\n"
+                XCTAssertEqual(String(decoding: writer.entry(index), as: UTF8.self), expected, post.slug)
+                let categories = model.tags.indices.map { writer.category($0) }
+                let prepared = writer.prepare(index, categories: categories)
+                if prepared.content == nil { sawVerbatim = true } else { sawEncoded = true }
+                var bytes: [UInt8] = []
+                prepared.append(to: &bytes)
+                XCTAssertEqual(String(decoding: bytes, as: UTF8.self), expected, post.slug)
+                XCTAssertEqual(prepared.count, bytes.count, post.slug)
+            }
+            // The fixture has both kinds (a post with a root link, posts without).
+            XCTAssertTrue(sawVerbatim)
+            XCTAssertTrue(sawEncoded)
+            var requests = [FeedWriter.Request(key: "feed:", tag: nil)]
+            for tag in model.tags { requests.append(.init(key: "feed:" + tag.key, tag: tag)) }
+            let together = FeedWriter(model: model, urls: urls).feeds(requests)
+            let batched = FeedWriter(model: model, urls: urls)
+            let oneByOne = requests.flatMap { batched.feeds([$0]) }
+            XCTAssertEqual(together.map(\.path), oneByOne.map(\.path))
+            for (a, b) in zip(together, oneByOne) {
+                XCTAssertEqual(String(decoding: a.bytes, as: UTF8.self), String(decoding: b.bytes, as: UTF8.self), a.path)
+                XCTAssertEqual(site.files.first { $0.path == a.path }?.bytes, a.bytes, a.path)
+            }
+        }
+    }
+}
