@@ -318,6 +318,7 @@ struct FeedWriter {
                 if lanes.0 | lanes.1 != 0 && (breaksAtLanes(first, at: i) || breaksAtLanes(second, at: i + 16)) { return false }
                 i += 32
             }
+            // The last whole blocks (`i + 17 <= count`: the byte after the block is read too).
             while i + 17 <= count {
                 if breaksAtLanes(marks(at: i), at: i) { return false }
                 i += 16
