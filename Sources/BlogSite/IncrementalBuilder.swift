@@ -455,26 +455,8 @@ public final class IncrementalBuilder: @unchecked Sendable {
         }
         let urls = URLBuilder(config: config)
         let jobs = PageRenderer.jobs(model)
-        // The search's analysis of the posts (~30 % of the build's CPU time at 10,000 posts) is
-        // taken up by the beside thread once its files are made, while the pages render: the
-        // render kept 1.7 of the 2 cores busy (it waits for its slowest page at the end of each
-        // batch, and for the writer). The render's threads analyse what is left after the pages.
-        // Only the analysis reads the posts' plain text and code text (83 MB at 10,000 posts): they
-        // are moved out of the model into a table from which each post's are taken, and freed,
-        // when it is analysed, so that the memory they held serves the render and the index.
-        // (The writer lives in the closure only, which `finish` lets go: the HTML is cleared
-        // below, and must then have no other owner than `model`.)
-        let texts = PostTexts(taking: &model.posts)
-        let analysis = SharedAnalysis(count: model.posts.count, keepsText: false) { [indexes = IndexWriter(model: model, urls: urls)] index in
-            var document = indexes.searchDocument(index)
-            (document.body, document.code) = texts.take(index)
-            return document
-        }
         let beside = BesideWork(model)
-        defer {
-            analysis.cancel()
-            beside.cancelAndWait()
-        }
+        defer { beside.cancelAndWait() }
         beside.start { model, put, lap in
             let feeds = FeedWriter(model: model, urls: urls)
             var requests = [FeedWriter.Request(key: "feed:", tag: nil)]
@@ -491,11 +473,9 @@ public final class IncrementalBuilder: @unchecked Sendable {
             let indexes = IndexWriter(model: model, urls: urls)
             guard put([indexes.tagsJSON(), indexes.postsJSON()]) else { return }
             lap("+json")
-            guard put(IncrementalBuilder.rootFiles(sitemap: feeds.sitemap(pagePaths: SiteBuilder.sitemapPaths(model: model, urls: urls)),
-                                                   writer: feeds, theme: theme)) else { return }
+            _ = put(IncrementalBuilder.rootFiles(sitemap: feeds.sitemap(pagePaths: SiteBuilder.sitemapPaths(model: model, urls: urls)),
+                                                 writer: feeds, theme: theme))
             lap("+sitemap")
-            analysis.work()
-            lap("+analysis")
         }
         do {
             // A scope of its own: the renderer holds the model, and must let go of it before the
@@ -509,13 +489,8 @@ public final class IncrementalBuilder: @unchecked Sendable {
                 start = end
             }
         }
-        try emit(beside.take())
-        lap("render")
-        // Once the beside thread has gone on to the analysis it makes no more files, so the
-        // analysis is finished first; the files it may still hold (it waits while too many bytes
-        // wait for this thread) are taken after, and `next` returns nil once it has ended.
-        let analyzed = analysis.finish(workers: ProcessInfo.processInfo.activeProcessorCount)
         while let files = beside.next() { try emit(files) }
+        lap("render")
         for (phase, seconds) in beside.timings { record(phase, seconds) }
 
         for index in model.posts.indices { model.posts[index].content.html = "" }
@@ -536,7 +511,7 @@ public final class IncrementalBuilder: @unchecked Sendable {
         var garbage: Unmanaged<SearchIndexState>?
         do {
             let searchState = SearchIndexState()
-            try emit(searchState.update(analyzed).map { OutputFile(path: $0.path, bytes: $0.bytes) })
+            try emit(IndexWriter(model: model, urls: urls).searchIndex(state: searchState))
             garbage = Unmanaged.passRetained(searchState)
         }
         // Once the scope above has let go, that retain is the state's last owner, so the release
@@ -982,36 +957,5 @@ struct Fingerprints {
         hasher.combine(slug)
         hashPosts(&hasher, indices)
         return hasher.finalize()
-    }
-}
-
-/// The plain text and code text of every post, moved out of the posts for `blog build`'s search
-/// analysis. Each index is taken once, by the one thread that analyses that post (`SharedAnalysis`
-/// hands every index to one worker), so no two threads touch the same slot.
-final class PostTexts: @unchecked Sendable {
-    private let count: Int
-    private let slots: UnsafeMutablePointer<(body: String, code: String)>
-
-    /// Moves each post's `content.plainText` and `content.codeText` here (leaving them empty).
-    init(taking posts: inout [Post]) {
-        count = posts.count
-        slots = .allocate(capacity: max(1, count))
-        for index in posts.indices {
-            (slots + index).initialize(to: (posts[index].content.plainText, posts[index].content.codeText))
-            posts[index].content.plainText = ""
-            posts[index].content.codeText = ""
-        }
-    }
-
-    deinit {
-        slots.deinitialize(count: count)
-        slots.deallocate()
-    }
-
-    /// Post `index`'s texts, leaving its slot empty.
-    func take(_ index: Int) -> (body: String, code: String) {
-        let texts = slots[index]
-        slots[index] = ("", "")
-        return texts
     }
 }

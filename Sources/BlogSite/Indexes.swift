@@ -122,6 +122,13 @@ struct IndexWriter {
                               code: post.content.codeText, summary: post.summary)
     }
 
+    /// The search index of a build that keeps nothing for the next one (`blog build`): every post
+    /// analysed, with no cache to fill. The same files as `searchIndex(cache:…)`.
+    func searchIndex(state: SearchIndexState) -> [OutputFile] {
+        let analyzed = SearchIndexBuilder.analyzeAll(count: model.posts.count, searchDocument)
+        return state.update(analyzed).map { OutputFile(path: $0.path, bytes: $0.bytes) }
+    }
+
     /// The search index. `cache` keeps each post's analysis between builds (keyed by source path);
     /// a post is analysed again only when `key(index)` changes.
     /// `state` keeps the index between builds and patches it for the changed posts; `analyzedOut`

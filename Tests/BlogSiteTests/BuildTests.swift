@@ -86,7 +86,7 @@ final class BuildTests: XCTestCase {
     func testStreamingBuildReportsPhasesMadeBesideThePages() throws {
         let site = try SiteBuilder.build(BuildOptions(siteDirectory: try Fixtures.copy("basic"), now: Fixtures.now), console: nil) { _ in }
         let phases = site.timings.map(\.phase)
-        XCTAssertEqual(phases, ["theme", "content", "assemble", "render", "+feeds", "+json", "+sitemap", "+analysis", "search", "static"])
+        XCTAssertEqual(phases, ["theme", "content", "assemble", "render", "+feeds", "+json", "+sitemap", "search", "static"])
         XCTAssertTrue(site.timings.allSatisfy { $0.seconds >= 0 })
     }
 
