@@ -99,11 +99,14 @@ final class ReadAheadTests: XCTestCase {
         XCTAssertEqual(try SourceText.readBytes(path, uncached: { misses += 1 }), Array(text.utf8))
         XCTAssertEqual(misses, 0, "just read, so in the page cache")
         // Written back and dropped from the page cache, then read. A read that does not wait still
-        // succeeds when the kernel's read of the page completes at once (a fast disk), so one
-        // eviction may go unnoticed: of ten, at least one must be seen. tmpfs keeps its pages:
+        // succeeds when the kernel's read of the page completes at once (a fast disk), so an
+        // eviction may go unnoticed: on this project's 2-core VM about five in six did, and ten
+        // tries all went unnoticed in 4 of 25 runs. So up to 100 tries, until one is seen (after
+        // at least ten); of the evicted ones at least one must be seen. tmpfs keeps its pages:
         // nothing to check there.
         var evictions = 0
-        for _ in 0..<10 {
+        for attempt in 0..<100 {
+            if attempt >= 10 && misses > 0 { break }
             let fd = open(path, O_RDONLY)
             XCTAssertGreaterThanOrEqual(fd, 0)
             fsync(fd)
@@ -113,7 +116,7 @@ final class ReadAheadTests: XCTestCase {
             XCTAssertEqual(try SourceText.readBytes(path, uncached: { misses += 1 }), Array(text.utf8))
         }
         XCTAssertLessThanOrEqual(misses, evictions)
-        if evictions == 10 { XCTAssertGreaterThan(misses, 0, "evicted ten times, never seen out of the page cache") }
+        if evictions >= 10 { XCTAssertGreaterThan(misses, 0, "evicted \(evictions) times, never seen out of the page cache") }
     }
 
     /// mincore(2) of the file's first page, mapped without touching it (nil if that fails).
