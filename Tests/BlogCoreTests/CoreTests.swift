@@ -74,20 +74,6 @@ final class CoreTests: XCTestCase {
         }
     }
 
-    /// Offset of the first invalid sequence as the standard library's UTF-8 parser sees it.
-    private func referenceFirstInvalid(_ bytes: [UInt8]) -> Int? {
-        var parser = Unicode.UTF8.ForwardParser()
-        var iterator = bytes.makeIterator()
-        var offset = 0
-        while true {
-            switch parser.parseScalar(from: &iterator) {
-            case .valid(let encoded): offset += encoded.count
-            case .emptyInput: return nil
-            case .error: return offset
-            }
-        }
-    }
-
     func testValidationReportsTheExactFirstBadOffsetAtEveryPosition() throws {
         // Long runs of kana and kanji (the two-characters-a-load path), the three-byte leads that
         // need a range check (E0, ED) inside such runs, ASCII runs of every length around them.
@@ -119,19 +105,19 @@ final class CoreTests: XCTestCase {
             // Every cut of valid text that splits a character is reported at that character.
             for cut in 0...valid.count {
                 let prefix = Array(valid[..<cut])
-                XCTAssertEqual(SourceText.firstInvalidUTF8(prefix[...]), referenceFirstInvalid(prefix), "\(text) cut at \(cut)")
+                XCTAssertEqual(SourceText.firstInvalidUTF8(prefix[...]), UTF8ValidationTests.reference(prefix), "\(text) cut at \(cut)")
             }
             for sequence in bad {
                 for position in 0...valid.count {
                     var bytes = valid
                     bytes.insert(contentsOf: sequence, at: position)
-                    let expected = referenceFirstInvalid(bytes)
+                    let expected = UTF8ValidationTests.reference(bytes)
                     XCTAssertNotNil(expected)
                     XCTAssertEqual(SourceText.firstInvalidUTF8(bytes[...]), expected, "\(sequence) at \(position) of \(text)")
                     // Overwriting instead of inserting, too (a character's continuation bytes replaced).
                     var overwritten = valid
                     for (k, byte) in sequence.enumerated() where position + k < overwritten.count { overwritten[position + k] = byte }
-                    XCTAssertEqual(SourceText.firstInvalidUTF8(overwritten[...]), referenceFirstInvalid(overwritten), "\(sequence) over \(position) of \(text)")
+                    XCTAssertEqual(SourceText.firstInvalidUTF8(overwritten[...]), UTF8ValidationTests.reference(overwritten), "\(sequence) over \(position) of \(text)")
                 }
             }
         }

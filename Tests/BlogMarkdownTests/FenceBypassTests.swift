@@ -6,19 +6,6 @@ import XCTest
 /// puts them back as literals (Prepass.swift, "Fence bypass"). Everything a render returns must be
 /// the same as without the bypass: HTML, headings, plain text, code text, links and their lines.
 final class FenceBypassTests: XCTestCase {
-    /// A small deterministic generator (SplitMix64): the same documents on every run.
-    struct Generator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-        mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
-    }
 
     static func assertSame(_ markdown: String, _ options: MarkdownOptions = MarkdownOptions(),
                            file: StaticString = #filePath, line: UInt = #line) -> Bool {
@@ -78,7 +65,7 @@ final class FenceBypassTests: XCTestCase {
     /// Random documents of the lines above (with fences far more often, CRLF, NUL and unfinished last
     /// lines now and then) render the same with and without the bypass.
     func testGeneratedDocuments() {
-        var g = Generator(state: 0x5EED_F00D)
+        var g = SplitMix(seed: 0x5EED_F00D)
         let fences = ["```", "```swift", "~~~", "````", "```math", "```js:a.js"]
         var bypassed = 0, fellBack = 0, failures = 0
         let count = 6000
@@ -191,4 +178,9 @@ final class FenceBypassTests: XCTestCase {
             XCTAssertTrue(off.bypassedFences.isEmpty)
         }
     }
+}
+
+extension SplitMix {
+    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+    mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
 }
