@@ -46,14 +46,16 @@ let package = Package(
         // Micro-benchmarks for `make bench` (Markdown vs plain cmark, template throughput, search queries).
         .executableTarget(name: "blog-bench", dependencies: ["CCmark", "BlogCore", "BlogMarkdown", "BlogMustache", "BlogContent", "BlogSearch", "BlogSite", "BlogServer"]),
 
-        .testTarget(name: "BlogCoreTests", dependencies: ["BlogCore"]),
+        // Helpers shared by the test targets (a deterministic generator).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "BlogCoreTests", dependencies: ["BlogCore", "TestSupport"]),
         .testTarget(name: "BlogYAMLTests", dependencies: ["BlogYAML"]),
-        .testTarget(name: "BlogMarkdownTests", dependencies: ["BlogMarkdown"], exclude: ["Fixtures"]),
+        .testTarget(name: "BlogMarkdownTests", dependencies: ["BlogMarkdown", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "BlogMustacheTests", dependencies: ["BlogMustache"]),
-        .testTarget(name: "BlogSearchTests", dependencies: ["BlogSearch"]),
+        .testTarget(name: "BlogSearchTests", dependencies: ["BlogSearch", "TestSupport"]),
         .testTarget(name: "BlogContentTests", dependencies: ["BlogContent"]),
         .testTarget(name: "BlogImportTests", dependencies: ["BlogImport", "BlogContent"], exclude: ["Fixtures"]),
-        .testTarget(name: "BlogSiteTests", dependencies: ["BlogSite", "BlogContent"], exclude: ["Fixtures"]),
+        .testTarget(name: "BlogSiteTests", dependencies: ["BlogSite", "BlogContent", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "BlogServerTests", dependencies: ["BlogServer"]),
         .testTarget(name: "BlogCLITests", dependencies: ["BlogCLI"]),
     ]

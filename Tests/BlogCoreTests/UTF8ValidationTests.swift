@@ -1,21 +1,10 @@
 @testable import BlogCore
+import TestSupport
 import XCTest
 
 /// `SourceText.firstInvalidUTF8`'s 16-byte paths (ASCII loads, five kana or kanji a load, the
 /// switches between them) against the standard library's UTF-8 parser, on generated text.
 final class UTF8ValidationTests: XCTestCase {
-    /// A small deterministic generator (SplitMix64), so that a failure can be replayed.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Offset of the first invalid sequence as the standard library's UTF-8 parser sees it.
     static func reference(_ bytes: [UInt8]) -> Int? {
         var parser = Unicode.UTF8.ForwardParser()
@@ -31,7 +20,7 @@ final class UTF8ValidationTests: XCTestCase {
     }
 
     func testSignBitsMatchTheLanes() {
-        var generator = Generator(state: 1)
+        var generator = SplitMix64(seed: 1)
         var vectors: [SIMD16<UInt8>] = [.zero, SIMD16(repeating: 0xFF), SIMD16(repeating: 0x80), SIMD16(repeating: 0x7F)]
         for k in 0..<16 {
             var v = SIMD16<UInt8>.zero
@@ -59,7 +48,7 @@ final class UTF8ValidationTests: XCTestCase {
                       "か", "かな", "日本語", "読み込みプロトコル型", "漢字かなカナ漢字かなカナ漢字かなカナ", "。", "「」", "（）", "ｆｕｌｌ",
                       "→", "…", "é", "×", "ß", "🍣", "😀", "\u{7FF}", "\u{800}", "\u{FFF}", "\u{1000}", "\u{D7FF}", "\u{E000}",
                       "\u{FFFF}", "\u{10000}", "\u{10FFFF}"].map { Array($0.utf8) }
-        var generator = Generator(state: 42)
+        var generator = SplitMix64(seed: 42)
         var invalid = 0
         for round in 0..<20_000 {
             var bytes: [UInt8] = []

@@ -1,5 +1,6 @@
 import CCmark
 import XCTest
+import TestSupport
 @testable import BlogMarkdown
 
 /// The pre-pass leaves the bodies of top-level fenced code blocks out of the text cmark parses and
@@ -65,7 +66,7 @@ final class FenceBypassTests: XCTestCase {
     /// Random documents of the lines above (with fences far more often, CRLF, NUL and unfinished last
     /// lines now and then) render the same with and without the bypass.
     func testGeneratedDocuments() {
-        var g = SplitMix(seed: 0x5EED_F00D)
+        var g = SplitMix64(seed: 0x5EED_F00D)
         let fences = ["```", "```swift", "~~~", "````", "```math", "```js:a.js"]
         var bypassed = 0, fellBack = 0, failures = 0
         let count = 6000
@@ -180,7 +181,3 @@ final class FenceBypassTests: XCTestCase {
     }
 }
 
-extension SplitMix {
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-    mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
-}

@@ -1,4 +1,5 @@
 import XCTest
+import TestSupport
 import BlogMarkdown
 
 final class RobustnessTests: XCTestCase {
@@ -61,7 +62,7 @@ final class RobustnessTests: XCTestCase {
     }
 
     func testRandomInput() {
-        var generator = SplitMix(seed: 0x5EED)
+        var generator = SplitMix64(seed: 0x5EED)
         let pieces = ["*", "**", "_", "~~", "`", "```", "\n", "\n\n", " ", "|", "|---|", "[", "]", "(", ")", "[^1]", "[^1]: ", "$", "<", ">",
                       "<b>", "</b>", "<details>", ":::note", ":::", "- ", "- [ ] ", "# ", "> ", "http://x.y", "www.a.b", "日本語", "「", "」",
                       "\\", "&amp;", "!", "\t", "1. ", "```swift\n", "```math\n", "    ", "\u{E001}", "\r"]
@@ -75,14 +76,3 @@ final class RobustnessTests: XCTestCase {
     }
 }
 
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E3779B97F4A7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
-        z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,4 +1,5 @@
 import XCTest
+import TestSupport
 @testable import BlogMarkdown
 
 /// `Transformer.scanText` against a byte-by-byte reference, with and without the pre-pass's
@@ -21,7 +22,7 @@ final class TextScanFlagTests: XCTestCase {
 
     func testFlagsEqualTheByteByByteScan() {
         let pieces = ["a", "x", "W", "w", "*", "_", "~", "[", ":", "あ", "漢", "\u{E001}", "\u{E123}", " ", "\n", "。", "Z", "y"]
-        var generator = SplitMix(seed: 0x7E57)
+        var generator = SplitMix64(seed: 0x7E57)
         var checked = 0
         for length in 0...40 {
             for _ in 0..<60 {
@@ -49,7 +50,7 @@ final class TextScanFlagTests: XCTestCase {
             return has("http://") ? 7 : has("https://") ? 8 : 0
         }
         let alphabet: [UInt8] = Array("hHtTpPsS:/".utf8) + [0x1A, 0x0F, 0x50 | 0x80, 0x00]
-        var generator = SplitMix(seed: 0x4854)
+        var generator = SplitMix64(seed: 0x4854)
         var cases = ["http://", "https://", "HTTP://x", "HtTpS://", "http:/", "https:/", "https", "ftp://", "http:///", ""].map { Array($0.utf8) }
         for _ in 0..<20_000 {
             let n = Int(generator.next() % 11)
@@ -67,7 +68,7 @@ final class TextScanFlagTests: XCTestCase {
     func testHeadingIDBytesEqualTheGeneralPath() {
         let pieces = ["あ", "ん", "ア", "ヶ", "ー", "・", "漢", "字", "鿿", "〜", "々", "　", "、", "a", "Z", "1", " ", "-", "_", "!",
                       "é", "Ω", "한", "😀", "\u{3097}", "\u{30FB}", "\u{4DFF}", "\u{A000}", "ゝ", "ヿ"]
-        var generator = SplitMix(seed: 0x1D)
+        var generator = SplitMix64(seed: 0x1D)
         for _ in 0..<3_000 {
             var text = ""
             for _ in 0..<Int(generator.next() % 16) { text += pieces[Int(generator.next() % UInt64(pieces.count))] }

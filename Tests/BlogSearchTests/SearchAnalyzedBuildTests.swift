@@ -1,4 +1,5 @@
 import XCTest
+import TestSupport
 import BlogSearch
 
 /// `analyze` + `build(analyzed:)` (the incremental path of `blog serve`) against `build(_:)`.

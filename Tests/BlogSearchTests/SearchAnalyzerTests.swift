@@ -1,4 +1,5 @@
 import XCTest
+import TestSupport
 @testable import BlogSearch
 
 /// `DocumentAnalyzer` (optimistic scanning without a stability pass, the word cache, the byte-class

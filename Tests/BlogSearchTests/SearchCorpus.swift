@@ -1,18 +1,8 @@
 import BlogSearch
+import TestSupport
 import Foundation
 
-/// SplitMix64: a tiny deterministic generator so the corpus is the same on every run.
-struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E3779B97F4A7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
-        z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+extension SplitMix64 {
     /// Zipf-like pick: rank r with probability roughly proportional to 1/(r+1).
     mutating func zipf(_ n: Int) -> Int {
         // Inverse of the harmonic CDF approximated by exp(u * ln(n+1)) - 1.

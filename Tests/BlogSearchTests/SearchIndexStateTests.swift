@@ -1,4 +1,5 @@
 import XCTest
+import TestSupport
 import BlogSearch
 
 /// `SearchIndexState` (the index `blog serve` keeps between rebuilds): after any sequence of

@@ -1,20 +1,10 @@
 @testable import BlogSite
+import TestSupport
 import XCTest
 
 /// `SiteModel.relatedPosts` keeps the best five of each post's candidates as it goes; this
 /// compares it with the definition (score every candidate, sort them all, take five).
 final class RelatedPostsTests: XCTestCase {
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static func reference(postTags: [[Int]], tags: [TagInfo]) -> [[Int]] {
         postTags.indices.map { index in
             var scores: [Int: Double] = [:]
@@ -40,7 +30,7 @@ final class RelatedPostsTests: XCTestCase {
     }
 
     func testMatchesScoringEveryCandidate() {
-        var generator = SplitMix(state: 7)
+        var generator = SplitMix64(seed: 7)
         for (posts, tagCount) in [(30, 4), (120, 9), (900, 14)] {
             // Tag 0 is on most posts (windowed once it has more than 400); the others are rarer,
             // so scores tie often and the distance and index break the ties.
