@@ -1,14 +1,13 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
-
-@_silgen_name("malloc_trim")
-private func glibcMallocTrim(_ pad: Int) -> Int32
 
 // malloc.h is not part of the Glibc module.
 @_silgen_name("mallopt")
 private func glibcMallopt(_ parameter: Int32, _ value: Int32) -> Int32
 private let mallocTopPad: Int32 = -2 // M_TOP_PAD
 private let mallocMmapThreshold: Int32 = -3 // M_MMAP_THRESHOLD
+private let mallocArenaMax: Int32 = -8 // M_ARENA_MAX
 #endif
 
 /// Process memory housekeeping.
@@ -32,24 +31,22 @@ public enum Memory {
     /// 128 KB (feeds, JSON files, search shards) a mapping of its own, faulted in page by page and
     /// unmapped again on free. Growing heaps 64 MB at a time and keeping blocks up to 32 MB in
     /// them cut that to ~26,000 faults and the build's CPU time by 3–7 % (12 % at 1,000 posts),
-    /// for ~25 MB more peak memory at 10,000 posts (and less at 100,000). Returns whether malloc
-    /// took both settings (false where glibc is not the allocator).
+    /// for ~25 MB more peak memory at 10,000 posts (and less at 100,000).
+    ///
+    /// It also keeps malloc to one arena per core (`cores`; glibc allows eight per core). A thread
+    /// allocates from its arena, and memory freed in one arena serves only the threads of that
+    /// arena: the build's threads (GCD's workers, the beside thread, the writer) had spread over
+    /// seven arenas at 10,000 posts, so the search index grew arenas that held none of the posts'
+    /// freed HTML. With one arena per core, 10,000 posts: 35 MB less memory taken from the
+    /// system and a peak ~25 MB lower (docs/benchmarks.md, "Fourteenth round"). Returns whether
+    /// malloc took all three settings (false where glibc is not the allocator).
     @discardableResult
-    public static func tuneForBuild() -> Bool {
+    public static func tuneForBuild(cores: Int = ProcessInfo.processInfo.activeProcessorCount) -> Bool {
         #if canImport(Glibc)
         return glibcMallopt(mallocTopPad, Int32(heapGrowth)) == 1 && glibcMallopt(mallocMmapThreshold, Int32(mappingThreshold)) == 1
+            && glibcMallopt(mallocArenaMax, Int32(clamping: max(1, cores))) == 1
         #else
         return false
-        #endif
-    }
-
-    /// Hands the free pages malloc keeps (also those inside the heap, between live allocations)
-    /// back to the system. Worth it after letting go of many mid-sized blocks, such as every
-    /// post's HTML: later large allocations cannot reuse those holes, so the peak would be their
-    /// sum. A no-op where glibc is not the allocator.
-    public static func releaseFreePages() {
-        #if canImport(Glibc)
-        _ = glibcMallocTrim(0)
         #endif
     }
 }

@@ -35,6 +35,18 @@ public final class AnalyzedDocument: Sendable {
     }
 }
 
+extension AnalyzedDocument {
+    /// The same analysis with its document's headings, body and code left out.
+    func withoutText() -> AnalyzedDocument {
+        var stripped = document
+        stripped.headings = []
+        stripped.body = ""
+        stripped.code = ""
+        return AnalyzedDocument(document: stripped, fieldLengths: fieldLengths, termBytes: termBytes, termEnds: termEnds,
+                                termHashes: termHashes, values: values, residues: residues)
+    }
+}
+
 /// A fast hash of short byte strings. For n ≤ 8 the 64-bit value is a bijection of the bytes
 /// (given n), which the analyzer uses to compare short terms without touching their bytes.
 enum TermHash {

@@ -57,7 +57,10 @@ public enum SearchIndexBuilder {
     /// `analyze` of `document(i)` for every `i` below `count`, on all cores; results in index
     /// order. Each document is made by the worker that analyses it (making 10,000 of them first
     /// was a serial stretch of the search phase, one core idle).
-    public static func analyzeAll(count: Int, _ document: (Int) -> SearchDocument) -> [AnalyzedDocument] {
+    /// Without `keepsText`, the results leave out their documents' headings, body and code (the
+    /// index files read only the id, title, URL, date, tags and summary), so that the memory of
+    /// each text can go once it is analysed: for a build whose analyses serve no later patch.
+    public static func analyzeAll(count: Int, keepsText: Bool = true, _ document: (Int) -> SearchDocument) -> [AnalyzedDocument] {
         if count == 0 { return [] }
         let results = UnsafeMutablePointer<AnalyzedDocument?>.allocate(capacity: count)
         results.initialize(repeating: nil, count: count)
@@ -67,7 +70,10 @@ public enum SearchIndexBuilder {
             var analyzer = DocumentAnalyzer()
             defer { analyzer.free() }
             while let range = claim() {
-                for i in range { results[i] = analyzer.analyze(document(i)) }
+                for i in range {
+                    let analyzed = analyzer.analyze(document(i))
+                    results[i] = keepsText ? analyzed : analyzed.withoutText()
+                }
             }
         }
         return (0..<count).map { results[$0]! }

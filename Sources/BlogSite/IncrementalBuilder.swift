@@ -436,9 +436,9 @@ public final class IncrementalBuilder: @unchecked Sendable {
     /// nothing is kept for a next build (no fingerprints, no caches). The feeds, tags.json, posts.json
     /// and the sitemap are made beside the pages, on another thread whose batches are handed to the
     /// sink between page batches, so that both cores stay busy while the render waits on its slowest
-    /// page or on the writer. Then the posts' HTML is let go (the largest allocation: the search
-    /// index, built next, does not stack on top of it). `model` must hold the only references to
-    /// the HTML. Returns how many pages were rendered.
+    /// page or on the writer. Then the posts' HTML is let go, and their plain and code texts as the
+    /// search analyses them (the search index, built next, reuses that memory). `model` must hold
+    /// the only references to the HTML and the texts. Returns how many pages were rendered.
     private func stream(_ model: inout SiteModel, config: SiteConfig, theme: Theme, sink: ([OutputFile]) throws -> Void,
                         lap: (String) -> Void, record: (String, Double) -> Void) throws -> Int {
         // static/'s files are listed first, so that only the outputs that could clash with one
@@ -499,25 +499,22 @@ public final class IncrementalBuilder: @unchecked Sendable {
         lap("render")
         for (phase, seconds) in beside.timings { record(phase, seconds) }
 
+        // The posts' HTML goes now, and each post's plain and code text once the search has
+        // analysed it: the search's allocations reuse that memory where malloc keeps it. It was
+        // handed back to the system here before (malloc_trim), and the search then took as much
+        // again from the system, page by page. Fresh memory is this VM's largest cost (~2 ms per
+        // MB at first touch, `blog-bench memory`): at 10,000 posts the search phase took 0.5-0.8 s
+        // with the trim and 0.25-0.4 s without (docs/benchmarks.md, "Fourteenth round").
         for index in model.posts.indices { model.posts[index].content.html = "" }
         for index in model.pages.indices { model.pages[index].content.html = "" }
-        // The freed HTML sits in holes between live allocations that malloc keeps; hand their pages
-        // back, so the search index does not stack on top of them. On another thread, while the
-        // search starts: the trim is ~10,000 madvise calls (20-23 ms at 10,000 posts) that left
-        // the other core idle, and the search's first allocations reuse the holes meanwhile.
-        let trimmed = DispatchSemaphore(value: 0)
-        DispatchQueue.global(qos: .userInitiated).async {
-            Memory.releaseFreePages()
-            trimmed.signal()
-        }
-        defer { trimmed.wait() }
+        let texts = PostTexts(taking: &model.posts)
         // The index's state is freed on another thread while this one goes on: freeing its 10,000
         // analysed posts object by object held the main thread for ~35 ms with the other core
         // idle (and keeping it until exit raised the 100,000-post peak by ~150 MB).
         var garbage: Unmanaged<SearchIndexState>?
         do {
             let searchState = SearchIndexState()
-            try emit(IndexWriter(model: model, urls: urls).searchIndex(state: searchState))
+            try emit(IndexWriter(model: model, urls: urls).searchIndex(state: searchState, texts: texts))
             garbage = Unmanaged.passRetained(searchState)
         }
         // Once the scope above has let go, that retain is the state's last owner, so the release

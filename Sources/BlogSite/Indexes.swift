@@ -123,9 +123,14 @@ struct IndexWriter {
     }
 
     /// The search index of a build that keeps nothing for the next one (`blog build`): every post
-    /// analysed, with no cache to fill. The same files as `searchIndex(cache:…)`.
-    func searchIndex(state: SearchIndexState) -> [OutputFile] {
-        let analyzed = SearchIndexBuilder.analyzeAll(count: model.posts.count, searchDocument)
+    /// analysed, with no cache to fill. The same files as `searchIndex(cache:…)`. The posts' plain
+    /// and code texts come from `texts` (moved out of the model), each freed once analysed.
+    func searchIndex(state: SearchIndexState, texts: PostTexts) -> [OutputFile] {
+        let analyzed = SearchIndexBuilder.analyzeAll(count: model.posts.count, keepsText: false) { index in
+            var document = searchDocument(index)
+            (document.body, document.code) = texts.take(index)
+            return document
+        }
         return state.update(analyzed).map { OutputFile(path: $0.path, bytes: $0.bytes) }
     }
 
@@ -162,5 +167,38 @@ struct IndexWriter {
         }
         analyzedOut = analyzed.map { $0! }
         return state.update(analyzedOut).map { OutputFile(path: $0.path, bytes: $0.bytes) }
+    }
+}
+
+/// The plain text and code text of every post, moved out of the posts for `blog build`'s search
+/// analysis, which alone reads them: each is taken, and so freed, by the one worker that analyses
+/// its post (`SearchIndexBuilder.analyzeAll` hands every index to one worker), so no two threads
+/// touch the same slot.
+final class PostTexts: @unchecked Sendable {
+    private let count: Int
+    private let slots: UnsafeMutablePointer<(body: String, code: String)>
+
+    /// Moves each post's `content.plainText` and `content.codeText` here, leaving them empty.
+    init(taking posts: inout [Post]) {
+        count = posts.count
+        slots = .allocate(capacity: max(1, count))
+        for index in posts.indices {
+            (slots + index).initialize(to: (posts[index].content.plainText, posts[index].content.codeText))
+            posts[index].content.plainText = ""
+            posts[index].content.codeText = ""
+        }
+    }
+
+    deinit {
+        slots.deinitialize(count: count)
+        slots.deallocate()
+    }
+
+    /// Post `index`'s texts, leaving its slot empty.
+    func take(_ index: Int) -> (body: String, code: String) {
+        precondition(index >= 0 && index < count, "post index out of range")
+        let texts = slots[index]
+        slots[index] = ("", "")
+        return texts
     }
 }

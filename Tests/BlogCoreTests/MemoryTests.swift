@@ -1,4 +1,5 @@
 import BlogCore
+import Foundation
 import XCTest
 #if canImport(Glibc)
 import Glibc
@@ -38,6 +39,74 @@ final class MemoryTests: XCTestCase {
         let line = try XCTUnwrap(text.split(separator: "\n").first { $0.contains("<total type=\"mmap\"") })
         let size = try XCTUnwrap(line.split(separator: " ").first { $0.hasPrefix("size=") })
         return try XCTUnwrap(Int(size.dropFirst("size=\"".count).prefix { $0.isNumber }))
+    }
+
+    /// malloc's arenas, as malloc_info lists them (`<heap nr="…">`, one per arena).
+    private func arenaCount() throws -> Int {
+        var buffer: UnsafeMutablePointer<CChar>?
+        var length = 0
+        let stream = try XCTUnwrap(open_memstream(&buffer, &length))
+        XCTAssertEqual(mallocInfo(0, stream), 0)
+        fclose(stream)
+        let text = String(cString: try XCTUnwrap(buffer))
+        free(buffer)
+        return text.components(separatedBy: "<heap nr=").count - 1
+    }
+
+    private static let arenaChildVariable = "BLOG_TEST_ARENA_CHILD"
+
+    /// Run by `testTuningKeepsMallocToOneArenaPerCore` in a process of its own, since glibc fixes
+    /// its arena limit once a process has made nine arenas (this test process may have): with
+    /// the variable "tuned", the tuning comes before any thread, as in `blog`'s main. Eight
+    /// threads then allocate at once and stay until the arenas are counted, which is printed.
+    func testArenaCountChild() throws {
+        guard let mode = getenv(MemoryTests.arenaChildVariable).map({ String(cString: $0) }) else {
+            throw XCTSkip("run by testTuningKeepsMallocToOneArenaPerCore in a process of its own")
+        }
+        let before = try arenaCount()
+        if mode == "tuned" { XCTAssertTrue(Memory.tuneForBuild(cores: 2)) }
+        let threads = 8
+        let allocated = DispatchGroup(), counted = DispatchSemaphore(value: 0)
+        for _ in 0..<threads {
+            allocated.enter()
+            Thread.detachNewThread {
+                let block = malloc(4096)!
+                memset(block, 1, 4096)
+                allocated.leave()
+                counted.wait()
+                free(block)
+            }
+        }
+        allocated.wait()
+        let arenas = try arenaCount()
+        for _ in 0..<threads { counted.signal() }
+        print("arenas: \(before) \(arenas)")
+    }
+
+    func testTuningKeepsMallocToOneArenaPerCore() throws {
+        func child(_ mode: String) throws -> (before: Int, after: Int) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+            process.arguments = ["BlogCoreTests.MemoryTests/testArenaCountChild"]
+            process.environment = ProcessInfo.processInfo.environment.merging([MemoryTests.arenaChildVariable: mode]) { $1 }
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = pipe
+            try process.run()
+            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, 0, output)
+            let line = try XCTUnwrap(output.split(separator: "\n").first { $0.hasPrefix("arenas: ") }, output)
+            let counts = line.dropFirst("arenas: ".count).split(separator: " ").compactMap { Int($0) }
+            XCTAssertEqual(counts.count, 2, output)
+            return (try XCTUnwrap(counts.first), try XCTUnwrap(counts.last))
+        }
+        // Untuned, eight threads allocating at once get arenas of their own: the count can tell.
+        let untuned = try child("untuned")
+        XCTAssertGreaterThan(untuned.after, max(untuned.before, 2))
+        // Tuned, they share the arenas there were, or two.
+        let tuned = try child("tuned")
+        XCTAssertLessThanOrEqual(tuned.after, max(tuned.before, 2))
     }
 
     func testAfterTuningABlockOfMegabytesComesFromTheHeap() throws {

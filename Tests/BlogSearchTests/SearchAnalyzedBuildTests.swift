@@ -18,6 +18,21 @@ final class SearchAnalyzedBuildTests: XCTestCase {
         XCTAssertEqual(SearchIndexBuilder.analyzeAll(docs).map(\.document), docs)
     }
 
+    /// `blog build` analyses without keeping the texts (so each can be freed once analysed): the
+    /// results hold no headings, body or code, and still give the index of the whole documents.
+    func testResultsWithoutTheirTextsMakeTheSameIndex() {
+        let docs = SearchGoldenTests.corpus()
+        XCTAssertTrue(docs.contains { !$0.body.isEmpty && !$0.code.isEmpty && !$0.headings.isEmpty })
+        let stripped = SearchIndexBuilder.analyzeAll(count: docs.count, keepsText: false) { docs[$0] }
+        XCTAssertTrue(stripped.allSatisfy { $0.document.body.isEmpty && $0.document.code.isEmpty && $0.document.headings.isEmpty })
+        XCTAssertEqual(stripped.map(\.document.id), docs.map(\.id))
+        XCTAssertEqual(stripped.map(\.document.summary), docs.map(\.summary))
+        XCTAssertEqual(stripped.map(\.termCount), SearchIndexBuilder.analyzeAll(docs).map(\.termCount))
+        let options = SearchIndexBuilder.Options(shardTargetBytes: 900, docsPerChunk: 5)
+        XCTAssertEqual(SearchIndexBuilder.build(analyzed: stripped, options: options).map(\.bytes),
+                       SearchIndexBuilder.build(docs, options: options).map(\.bytes))
+    }
+
     func testReanalyzingOneChangedDocumentMatchesAFullBuild() {
         var docs = SearchGoldenTests.corpus()
         var analyzed = docs.map { SearchIndexBuilder.analyze($0) }
