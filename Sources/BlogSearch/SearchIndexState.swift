@@ -498,7 +498,7 @@ final class TermPartition {
         state = .allocate(capacity: 1)
         state.initialize(to: AccumulatorState())
         arenaCapacity = 1 << 16
-        arena = .allocate(capacity: arenaCapacity)
+        arena = AccumulatorState.regionAllocate(arenaCapacity)
         freeBlocks = .allocate(capacity: Int.bitWidth)
         freeBlocks.initialize(repeating: -1, count: Int.bitWidth)
         termSlots = 1 << 12
@@ -509,7 +509,7 @@ final class TermPartition {
         state.pointee.free()
         state.deinitialize(count: 1)
         state.deallocate()
-        arena.deallocate()
+        AccumulatorState.regionDeallocate(arena, count: arenaCapacity)
         freeBlocks.deallocate()
         buffers.deallocate()
     }
@@ -629,7 +629,7 @@ final class TermPartition {
             if arenaCount + capacity > arenaCapacity {
                 var size = arenaCapacity * 2
                 while arenaCount + capacity > size { size *= 2 }
-                arena = AccumulatorState.grown(arena, count: arenaCount, capacity: size)
+                arena = AccumulatorState.regionGrown(arena, count: arenaCapacity, used: arenaCount, capacity: size)
                 arenaCapacity = size
             }
             start = arenaCount
@@ -638,7 +638,7 @@ final class TermPartition {
         let length = Int(old.length)
         if length > 0 { (arena + start).update(from: arena + old.start, count: length) }
         if oldCapacity > 0 {
-            // Blocks start at multiples of 32 (the arena is malloc's, aligned), room for an offset.
+            // Blocks start at multiples of 32 (the arena is page-aligned), room for an offset.
             let oldSize = oldCapacity.trailingZeroBitCount
             UnsafeMutableRawPointer(arena + old.start).storeBytes(of: freeBlocks[oldSize], as: Int.self)
             freeBlocks[oldSize] = old.start
