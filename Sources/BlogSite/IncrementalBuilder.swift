@@ -487,9 +487,12 @@ public final class IncrementalBuilder: @unchecked Sendable {
             // A scope of its own: the renderer holds the model, and must let go of it before the
             // HTML is cleared below (else clearing would copy the posts and free nothing).
             let renderer = PageRenderer(model: model, theme: theme, summariesFor: nil)
+            // 128 pages a batch (~3 MB at 10,000 posts): up to three batches are in memory at
+            // once (one rendering, two waiting for the writer). With 512 that was ~37 MB of the
+            // peak, all of it fresh memory, for no more busy cores (1.61-1.70 either way).
             var start = 0
             while start < jobs.count {
-                let end = min(jobs.count, start + 512)
+                let end = min(jobs.count, start + 128)
                 try emit(try renderer.render(Array(jobs[start..<end])))
                 try emit(beside.take())
                 start = end
