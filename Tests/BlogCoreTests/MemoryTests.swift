@@ -26,31 +26,28 @@ final class MemoryTests: XCTestCase {
     }
 
     #if canImport(Glibc)
-    /// The bytes malloc holds in mappings of their own, one per block (malloc_info's
-    /// `<total type="mmap" count=… size=…/>`).
-    private func mappedBytes() throws -> Int {
+    /// What malloc_info says, as text (XML).
+    private func mallocInfoText() throws -> String {
         var buffer: UnsafeMutablePointer<CChar>?
         var length = 0
         let stream = try XCTUnwrap(open_memstream(&buffer, &length))
         XCTAssertEqual(mallocInfo(0, stream), 0)
         fclose(stream)
-        let text = String(cString: try XCTUnwrap(buffer))
-        free(buffer)
-        let line = try XCTUnwrap(text.split(separator: "\n").first { $0.contains("<total type=\"mmap\"") })
+        defer { free(buffer) }
+        return String(cString: try XCTUnwrap(buffer))
+    }
+
+    /// The bytes malloc holds in mappings of their own, one per block (malloc_info's
+    /// `<total type="mmap" count=… size=…/>`).
+    private func mappedBytes() throws -> Int {
+        let line = try XCTUnwrap(try mallocInfoText().split(separator: "\n").first { $0.contains("<total type=\"mmap\"") })
         let size = try XCTUnwrap(line.split(separator: " ").first { $0.hasPrefix("size=") })
         return try XCTUnwrap(Int(size.dropFirst("size=\"".count).prefix { $0.isNumber }))
     }
 
     /// malloc's arenas, as malloc_info lists them (`<heap nr="…">`, one per arena).
     private func arenaCount() throws -> Int {
-        var buffer: UnsafeMutablePointer<CChar>?
-        var length = 0
-        let stream = try XCTUnwrap(open_memstream(&buffer, &length))
-        XCTAssertEqual(mallocInfo(0, stream), 0)
-        fclose(stream)
-        let text = String(cString: try XCTUnwrap(buffer))
-        free(buffer)
-        return text.components(separatedBy: "<heap nr=").count - 1
+        try mallocInfoText().components(separatedBy: "<heap nr=").count - 1
     }
 
     private static let arenaChildVariable = "BLOG_TEST_ARENA_CHILD"
