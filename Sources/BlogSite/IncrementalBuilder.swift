@@ -505,7 +505,7 @@ public final class IncrementalBuilder: @unchecked Sendable {
         // The posts' HTML goes now, and each post's plain and code text once the search has
         // analysed it: the search's allocations reuse that memory where malloc keeps it. It was
         // handed back to the system here before (malloc_trim), and the search then took as much
-        // again from the system, page by page. Fresh memory is this VM's largest cost (~2 ms per
+        // again from the system, page by page. Fresh memory is this VM's largest cost (2-6 ms per
         // MB at first touch, `blog-bench memory`): at 10,000 posts the search phase took 0.5-0.8 s
         // with the trim and 0.25-0.4 s without (docs/benchmarks.md, "Fourteenth round").
         for index in model.posts.indices { model.posts[index].content.html = "" }
