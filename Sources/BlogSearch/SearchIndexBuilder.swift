@@ -169,43 +169,6 @@ struct AccumulatorState {
         #endif
     }
 
-    /// Bytes in a mapping of their own (on Linux), for a postings arena: `regionGrown` moves the
-    /// mapping with mremap, so growing copies nothing and leaves no old block behind. Through
-    /// malloc, a block under its mapping threshold (32 MB in `blog build`, see
-    /// `Memory.tuneForBuild`) was copied into a new block at each doubling, and the old blocks
-    /// (up to 16 MB) stayed in the heap as holes: ~30 MB more peak memory at 10,000 posts, every
-    /// page of it fresh.
-    static func regionAllocate(_ bytes: Int) -> UnsafeMutablePointer<UInt8> {
-        #if os(Linux)
-        let raw = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-        guard let raw, raw != MAP_FAILED else { fatalError("out of memory") }
-        return raw.bindMemory(to: UInt8.self, capacity: bytes)
-        #else
-        return .allocate(capacity: bytes)
-        #endif
-    }
-
-    /// `old` (a region of `count` bytes, of which `used` hold data) grown to `capacity` bytes.
-    static func regionGrown(_ old: UnsafeMutablePointer<UInt8>, count: Int, used: Int, capacity: Int) -> UnsafeMutablePointer<UInt8> {
-        #if os(Linux)
-        guard let raw = systemMremap(old, count, capacity, 1 /* MREMAP_MAYMOVE */), raw != MAP_FAILED else { fatalError("out of memory") }
-        return raw.bindMemory(to: UInt8.self, capacity: capacity)
-        #else
-        let new = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
-        new.update(from: old, count: used)
-        old.deallocate()
-        return new
-        #endif
-    }
-
-    static func regionDeallocate(_ p: UnsafeMutablePointer<UInt8>, count: Int) {
-        #if os(Linux)
-        munmap(p, count)
-        #else
-        p.deallocate()
-        #endif
-    }
-
     /// The id of the term with these bytes (and `TermHash` h), adding it when new.
     @inline(__always)
     mutating func intern(_ p: UnsafePointer<UInt8>, _ n: Int, _ h: UInt32) -> Int {
@@ -304,8 +267,3 @@ struct AccumulatorState {
     }
 }
 
-#if os(Linux)
-// mremap is variadic in C (a fifth argument only with MREMAP_FIXED), which Swift does not import.
-@_silgen_name("mremap")
-private func systemMremap(_ old: UnsafeMutableRawPointer?, _ oldSize: Int, _ newSize: Int, _ flags: Int32) -> UnsafeMutableRawPointer?
-#endif

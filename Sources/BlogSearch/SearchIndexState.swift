@@ -461,23 +461,20 @@ final class TermPartition {
     /// Term table (interning).
     let state: UnsafeMutablePointer<AccumulatorState>
     /// Base postings (from the last full build), already encoded: term t's posting string is
-    /// `arena[buffers[t].start ..< buffers[t].start + buffers[t].length]`. A full build appends each posting to
-    /// its term's buffer as it goes (a buffer that fills up moves to the end of the arena with
-    /// twice the room), so postings are never grouped or encoded in a separate pass.
+    /// `buffers[t].block[0 ..< buffers[t].length]`. A full build appends each posting to its
+    /// term's buffer as it goes (a buffer that fills up is reallocated with twice the room), so
+    /// postings are never grouped or encoded in a separate pass.
+    ///
+    /// Each term's buffer is a malloc block of its own (32 bytes to some tens of KB), not a slice
+    /// of one arena: `blog build` makes the index after freeing the posts' HTML, and blocks of
+    /// these sizes fit where the HTML was, while an arena (~20 MB per partition at 10,000 posts,
+    /// ~200 MB at 100,000) could only be memory faulted in fresh, the dearest thing on the
+    /// machine this runs on (docs/benchmarks.md, "Fourteenth round").
     var baseTermCount = 0
-    var arena: UnsafeMutablePointer<UInt8>
-    var arenaCount = 0
-    var arenaCapacity: Int
-    /// Blocks left behind by buffers that moved, one list per capacity (a power of two, by its
-    /// log2): the arena offset of the first, -1 when none; a free block holds the next one's
-    /// offset. A growing buffer takes a block of its new size from here before the arena grows, so
-    /// the arena ends at about the buffers' final size instead of 2.7 times it (10,000 posts: 25 MB
-    /// instead of 9.5 MB per partition), all of it memory faulted in fresh.
-    var freeBlocks: UnsafeMutablePointer<Int>
     var termSlots = 0
     /// Per term, in one place (one cache line touched per posting added).
     struct Buffer {
-        var start: Int
+        var block: UnsafeMutablePointer<UInt8>?
         var length: Int32
         var capacity: Int32
         var lastDoc: Int32
@@ -497,10 +494,6 @@ final class TermPartition {
     init() {
         state = .allocate(capacity: 1)
         state.initialize(to: AccumulatorState())
-        arenaCapacity = 1 << 16
-        arena = AccumulatorState.regionAllocate(arenaCapacity)
-        freeBlocks = .allocate(capacity: Int.bitWidth)
-        freeBlocks.initialize(repeating: -1, count: Int.bitWidth)
         termSlots = 1 << 12
         buffers = .allocate(capacity: termSlots)
     }
@@ -509,8 +502,7 @@ final class TermPartition {
         state.pointee.free()
         state.deinitialize(count: 1)
         state.deallocate()
-        AccumulatorState.regionDeallocate(arena, count: arenaCapacity)
-        freeBlocks.deallocate()
+        for t in 0..<baseTermCount { free(buffers[t].block) }
         buffers.deallocate()
     }
 
@@ -556,7 +548,7 @@ final class TermPartition {
             let st = state
             var table = st.pointee.table, tableMask = st.pointee.tableMask
             var starts = st.pointee.starts, pool = st.pointee.pool
-            var buffers = self.buffers, arena = self.arena
+            var buffers = self.buffers
             let range = TermPartition.hashRange(partition, count: count)
             for t in 0..<n {
                 let h = hashes[t]
@@ -587,8 +579,8 @@ final class TermPartition {
                 }
                 let buffer = buffers + id
                 // A posting takes at most 7 + 5 + 1 characters.
-                if Int(buffer.pointee.length) &+ 13 > Int(buffer.pointee.capacity) { growBuffer(id); arena = self.arena }
-                var out = arena + buffer.pointee.start + Int(buffer.pointee.length)
+                if Int(buffer.pointee.length) &+ 13 > Int(buffer.pointee.capacity) { growBuffer(id) }
+                var out = buffer.pointee.block.unsafelyUnwrapped + Int(buffer.pointee.length)
                 let begin = out
                 var v = Int(doc &- buffer.pointee.lastDoc &- 1)
                 while v >= 32 { out.pointee = alphabet[32 | (v & 31)]; out += 1; v >>= 5 }
@@ -611,39 +603,15 @@ final class TermPartition {
             buffers = AccumulatorState.grown(buffers, count: termSlots, capacity: slots)
             termSlots = slots
         }
-        (buffers + id).initialize(to: Buffer(start: arenaCount, length: 0, capacity: 0, lastDoc: -1))
+        (buffers + id).initialize(to: Buffer(block: nil, length: 0, capacity: 0, lastDoc: -1))
         baseTermCount = id + 1
     }
 
-    /// Moves a term's buffer to a block with twice the room: a free one of that size, else a new one
-    /// at the end of the arena. Its old block goes on the free list of its size.
+    /// Gives a term's buffer twice the room (realloc: in place when malloc can, else moved).
     private func growBuffer(_ id: Int) {
-        let old = buffers[id]
-        let oldCapacity = Int(old.capacity)
-        let capacity = max(32, oldCapacity * 2)  // a power of two, so blocks of one size are interchangeable
-        let size = capacity.trailingZeroBitCount
-        var start = freeBlocks[size]
-        if start >= 0 {
-            freeBlocks[size] = UnsafeRawPointer(arena + start).load(as: Int.self)
-        } else {
-            if arenaCount + capacity > arenaCapacity {
-                var size = arenaCapacity * 2
-                while arenaCount + capacity > size { size *= 2 }
-                arena = AccumulatorState.regionGrown(arena, count: arenaCapacity, used: arenaCount, capacity: size)
-                arenaCapacity = size
-            }
-            start = arenaCount
-            arenaCount += capacity
-        }
-        let length = Int(old.length)
-        if length > 0 { (arena + start).update(from: arena + old.start, count: length) }
-        if oldCapacity > 0 {
-            // Blocks start at multiples of 32 (the arena is page-aligned), room for an offset.
-            let oldSize = oldCapacity.trailingZeroBitCount
-            UnsafeMutableRawPointer(arena + old.start).storeBytes(of: freeBlocks[oldSize], as: Int.self)
-            freeBlocks[oldSize] = old.start
-        }
-        buffers[id].start = start
+        let capacity = max(32, Int(buffers[id].capacity) * 2)
+        guard let block = realloc(buffers[id].block, capacity) else { fatalError("out of memory") }
+        buffers[id].block = block.assumingMemoryBound(to: UInt8.self)
         buffers[id].capacity = Int32(capacity)
     }
 
@@ -684,13 +652,14 @@ final class TermPartition {
         if let o = overlay[l] { return o }
         guard l < baseTermCount else { return TermPostings() }
         var p = TermPostings()
-        var i = buffers[l].start
-        let end = i + Int(buffers[l].length)
+        guard let bytes = buffers[l].block else { return p }
+        var i = 0
+        let end = Int(buffers[l].length)
         var doc: Int32 = -1
         func varint() -> Int {
             var value = 0, shift = 0
             while true {
-                let digit = PostingAlphabet.value(arena[i])
+                let digit = PostingAlphabet.value(bytes[i])
                 i += 1
                 value |= (digit & 31) << shift
                 shift += 5
@@ -701,7 +670,7 @@ final class TermPartition {
             doc += Int32(varint() + 1)
             p.docs.append(doc)
             p.values.append(Int32(varint()))
-            p.residues.append(UInt8(PostingAlphabet.value(arena[i])))
+            p.residues.append(UInt8(PostingAlphabet.value(bytes[i])))
             i += 1
         }
         return p
@@ -795,7 +764,7 @@ final class TermPartition {
             return
         }
         guard l < baseTermCount else { return }
-        out.append(contentsOf: UnsafeBufferPointer(start: arena + buffers[l].start, count: Int(buffers[l].length)))
+        out.append(contentsOf: UnsafeBufferPointer(start: buffers[l].block, count: Int(buffers[l].length)))
     }
 
     static func encode(_ docs: UnsafePointer<Int32>, _ values: UnsafePointer<Int32>, _ residues: UnsafePointer<UInt8>, _ count: Int,
