@@ -351,16 +351,18 @@ public struct OutputWriter {
                 var state = [Int8](repeating: 0, count: files.count) // 0 write, 1 unchanged, 2 foreign file in the way
                 let root = self.root
                 let oldManifest = self.oldManifest
-                state.withUnsafeMutableBufferPointer { buffer in
-                    let out = buffer
-                    DispatchQueue.concurrentPerform(iterations: files.count) { index in
-                        let file = files[index]
-                        let path = root + "/" + file.path
-                        if oldManifest.contains(file.path) {
-                            out[index] = OutputWriter.sameBytes(atPath: path, file.bytes) ? 1 : 0
-                        } else {
-                            var info = stat()
-                            out[index] = lstat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFDIR ? 2 : 0
+                OutputWriter.withFolder(root) { folder, prefix in
+                    state.withUnsafeMutableBufferPointer { buffer in
+                        let out = buffer
+                        DispatchQueue.concurrentPerform(iterations: files.count) { index in
+                            let file = files[index]
+                            let path = prefix + file.path
+                            if oldManifest.contains(file.path) {
+                                out[index] = OutputWriter.sameBytes(atPath: path, file.bytes, relativeTo: folder) ? 1 : 0
+                            } else {
+                                var info = stat()
+                                out[index] = fstatat(folder, path, &info, AT_SYMLINK_NOFOLLOW) == 0 && (info.st_mode & S_IFMT) != S_IFDIR ? 2 : 0
+                            }
                         }
                     }
                 }
@@ -597,21 +599,32 @@ public struct OutputWriter {
         }
     }
 
-    static func sameBytes(atPath path: String, _ bytes: [UInt8]) -> Bool {
-        let fd = open(path, O_RDONLY)
+    /// Whether the file at `path` (relative to `directory`; not a symbolic link) holds exactly
+    /// `bytes`. Read in 64 KB pieces into one buffer and compared with `memcmp`, stopping at the
+    /// first difference: a rebuild compares every output with what is there (464 MB at 10,000
+    /// posts), and a buffer of the file's size per file, compared with `Array`'s `==`, took 6 % of
+    /// a `--force` rebuild's CPU time in `perf`.
+    static func sameBytes(atPath path: String, _ bytes: [UInt8], relativeTo directory: Int32 = AT_FDCWD) -> Bool {
+        let fd = openat(directory, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { return false }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0, Int(info.st_size) == bytes.count else { return false }
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) == bytes.count else { return false }
         if bytes.isEmpty { return true }
-        var existing = [UInt8](repeating: 0, count: bytes.count)
-        var offset = 0
-        while offset < bytes.count {
-            let count = existing.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + offset, bytes.count - offset) }
-            if count <= 0 { return false }
-            offset += count
+        return bytes.withUnsafeBytes { expected in
+            withUnsafeTemporaryAllocation(byteCount: min(bytes.count, 1 << 16), alignment: 16) { buffer in
+                var offset = 0
+                while offset < expected.count {
+                    let count = Glibc.read(fd, buffer.baseAddress!, min(buffer.count, expected.count - offset))
+                    if count <= 0 { return false }
+                    if memcmp(buffer.baseAddress!, expected.baseAddress! + offset, count) != 0 { return false }
+                    offset += count
+                }
+                // The file may have grown since fstat: equal only if nothing follows.
+                var extra: UInt8 = 0
+                return Glibc.read(fd, &extra, 1) == 0
+            }
         }
-        return existing == bytes
     }
 
     /// Runs `body` with a descriptor of the folder `root` and the prefix that makes a path below

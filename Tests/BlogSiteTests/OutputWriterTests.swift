@@ -40,6 +40,42 @@ final class OutputWriterTests: XCTestCase {
         XCTAssertEqual(temporary, [], "no temporary files are left behind")
     }
 
+    /// A rebuild compares each output with the file there piece by piece: a file of several
+    /// pieces that differs only in its first or its last byte, or only past the length the new
+    /// bytes have, is written again; one equal in every byte is not; a symbolic link in its place
+    /// is replaced even when what it points to is equal.
+    func testRebuildComparesLargeFilesToTheLastByte() throws {
+        let root = try Fixtures.temporaryDirectory()
+        let source = root.appendingPathComponent("site")
+        try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
+        let output = root.appendingPathComponent("public")
+        let writer = OutputWriter(output: output, source: source)
+        let large = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) }
+        var lastChanged = large
+        lastChanged[large.count - 1] ^= 1
+        var firstChanged = large
+        firstChanged[0] ^= 1
+        let names = ["same.html", "last.html", "first.html", "shorter.html", "link.html"]
+        let first = names.map { OutputFile(path: $0, bytes: large) }
+        XCTAssertEqual(try writer.write(first).written, names.count)
+        let target = root.appendingPathComponent("elsewhere.html")
+        try Data(large).write(to: target)
+        try FileManager.default.removeItem(at: output.appendingPathComponent("link.html"))
+        try FileManager.default.createSymbolicLink(at: output.appendingPathComponent("link.html"), withDestinationURL: target)
+        let second = [OutputFile(path: "same.html", bytes: large), OutputFile(path: "last.html", bytes: lastChanged),
+                      OutputFile(path: "first.html", bytes: firstChanged), OutputFile(path: "shorter.html", bytes: Array(large.dropLast())),
+                      OutputFile(path: "link.html", bytes: large)]
+        XCTAssertEqual(try writer.write(second), OutputWriter.Summary(written: 4, unchanged: 1))
+        for file in second {
+            let url = output.appendingPathComponent(file.path)
+            XCTAssertEqual(Array(try Data(contentsOf: url)), file.bytes, file.path)
+            let type = try FileManager.default.attributesOfItem(atPath: url.path)[.type] as? FileAttributeType
+            XCTAssertEqual(type, .typeRegular, file.path)
+        }
+        XCTAssertEqual(Array(try Data(contentsOf: target)), large, "the link's target is left alone")
+        XCTAssertEqual(try writer.write(second), OutputWriter.Summary(unchanged: 5))
+    }
+
     func testRefusesForeignFolderAndSourceFolder() throws {
         let root = try Fixtures.temporaryDirectory()
         let source = root.appendingPathComponent("site")
