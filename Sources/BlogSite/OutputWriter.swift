@@ -240,9 +240,14 @@ public struct OutputWriter {
     /// place; a later build stages each new or changed file beside its target under a temporary
     /// name, and `commit` renames them all, removes stale files and writes the manifest.
     ///
-    /// Batches are written on a queue of their own while the caller goes on making the next one (at
-    /// most two batches wait), so rendering and file-system work overlap; a write error is thrown
-    /// by the next `add` or by `commit`.
+    /// Batches are written beside the caller while it goes on making the next one (at most three
+    /// batches wait), so rendering and file-system work overlap; a write error is thrown by the next
+    /// `add` or by `commit`. Each batch passes two queues: the first compares it with what is there
+    /// and makes its folders (one `mkdir` at a time: new folders under one parent wait for each
+    /// other in the kernel anyway), the second writes its files on all cores. A batch's folders
+    /// are made while the batch before it is written: with both on one queue, a core sat idle
+    /// through every batch's folders, and the render phase of a 10,000-post build onto the disk
+    /// kept 1.4 cores busy.
     public final class Transaction: @unchecked Sendable {
         let writer: OutputWriter
         let fresh: Bool
@@ -257,9 +262,10 @@ public struct OutputWriter {
         private var createdDirectories: [String] = []
         /// Files staged beside their targets (update mode).
         private var staged: [String] = []
+        /// Files written (on `fileQueue`) and found unchanged (on `queue`); read by `commit`.
         private var written = 0
         private var unchanged = 0
-        /// What `fstat` said of each file written (read and written on `queue`, then by `commit`).
+        /// What `fstat` said of each file written (read and written on `fileQueue`, then by `commit`).
         private var writtenInfo: [String: BuildStamp.FileInfo] = [:]
         /// Set once `commit`, `abort` or `interrupt` has run (read and written under `phase`).
         private var finished = false
@@ -272,11 +278,18 @@ public struct OutputWriter {
         private let phase = Mutex()
         /// The marker of an update-mode build in the output folder (nil for a first build).
         private let marker: String?
-        /// Stages batches in order, one at a time, beside the caller.
+        /// Prepares batches in order, one at a time, beside the caller: compares, makes the folders.
         private let queue = DispatchQueue(label: "blog.output-writer")
-        private let slots = DispatchSemaphore(value: 2)
-        /// The first staging error (read and written on `queue` only).
-        private var failure: Error?
+        /// Writes the prepared batches' files, in order, one batch at a time.
+        private let fileQueue = DispatchQueue(label: "blog.output-writer.files")
+        private let slots = DispatchSemaphore(value: 3)
+        /// The first staging error (under `failureLock`: both queues and the caller read it).
+        private var storedFailure: Error?
+        private let failureLock = Mutex()
+        private var failure: Error? {
+            get { failureLock.withLock { storedFailure } }
+            set { failureLock.withLock { storedFailure = newValue } }
+        }
 
         init(writer: OutputWriter, fresh: Bool, outputExists: Bool) throws {
             self.writer = writer
@@ -325,26 +338,54 @@ public struct OutputWriter {
                     throw Diagnostic.error("two outputs have the same path \(file.path)", at: location)
                 }
             }
-            if let failure = queue.sync(execute: { failure }) { throw failure }
+            if let failure { throw failure }
             slots.wait()
             queue.async { [self] in
-                defer { slots.signal() }
-                guard failure == nil else { return }
+                guard failure == nil else {
+                    slots.signal()
+                    return
+                }
+                let toWrite: [OutputFile]
                 do {
-                    try stage(files)
+                    toWrite = try prepare(files)
                 } catch {
-                    failure = error
+                    setFailure(error)
+                    slots.signal()
+                    return
+                }
+                fileQueue.async { [self] in
+                    defer { slots.signal() }
+                    guard failure == nil else { return }
+                    do {
+                        try write(toWrite)
+                    } catch {
+                        setFailure(error)
+                    }
                 }
             }
         }
 
-        /// Waits for the staged batches; throws the first error one of them met.
-        private func drain() throws {
-            if let failure = queue.sync(execute: { failure }) { throw failure }
+        /// Keeps the first failure.
+        private func setFailure(_ error: Error) {
+            failureLock.withLock { if storedFailure == nil { storedFailure = error } }
         }
 
-        /// Writes one batch (on `queue`).
-        private func stage(_ files: [OutputFile]) throws {
+        /// Waits for every batch handed over so far (the first queue hands each on to the second
+        /// before it is done with it).
+        private func waitForBatches() {
+            queue.sync {}
+            fileQueue.sync {}
+        }
+
+        /// Waits for the staged batches; throws the first error one of them met.
+        private func drain() throws {
+            waitForBatches()
+            if let failure { throw failure }
+        }
+
+        /// Compares a batch with what is there and makes its folders (on `queue`); returns the
+        /// files to write.
+        private func prepare(_ files: [OutputFile]) throws -> [OutputFile] {
             var toWrite = files
             if !fresh {
                 // Compare with what is there (on all cores); a path blog did not write before must not exist.
@@ -384,6 +425,11 @@ public struct OutputWriter {
                 }
             }
             if !fresh { staged += toWrite.map(\.path) }
+            return toWrite
+        }
+
+        /// Writes a prepared batch's files (on `fileQueue`).
+        private func write(_ toWrite: [OutputFile]) throws {
             let infos = try OutputWriter.writeAll(toWrite, root: root, suffix: suffix, location: location)
             for (file, info) in zip(toWrite, infos) where info != nil { writtenInfo[file.path] = info }
             written += toWrite.count
@@ -459,7 +505,7 @@ public struct OutputWriter {
             phase.withLock {
                 guard !finished else { return }
                 finished = true
-                queue.sync {}
+                waitForBatches()
                 removeStaged()
             }
         }
@@ -475,9 +521,8 @@ public struct OutputWriter {
                 guard !finished else { return false }
                 finished = true
                 interrupted = true
-                queue.sync {
-                    if failure == nil { failure = Diagnostic.error("the build was interrupted", at: location) }
-                }
+                setFailure(Diagnostic.error("the build was interrupted", at: location))
+                waitForBatches()
                 removeStaged()
                 return true
             }
