@@ -168,6 +168,32 @@ final class OutputWriterFailureTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: output.appendingPathComponent("more/0.txt").path))
     }
 
+    /// An update in many batches: each batch is compared and its folders made on one queue while
+    /// the batch before it is written on another; the counts and the files come out as if it were
+    /// one batch.
+    func testBatchesOfAnUpdateAreCountedAndLandInOrder() throws {
+        let root = try Fixtures.temporaryDirectory()
+        let output = root.appendingPathComponent("public")
+        let writer = OutputWriter(output: output, source: root.appendingPathComponent("site"))
+        func batch(_ n: Int, version: (Int, Int) -> String) -> [OutputFile] {
+            (0..<30).map { OutputFile(path: "b\(n)/f\($0)/index.html", bytes: Array(version(n, $0).utf8)) }
+        }
+        let first = try writer.begin()
+        for n in 0..<20 { try first.add(batch(n) { "\($0)-\($1)" }) }
+        XCTAssertEqual(try first.commit().written, 600)
+        // Every third file changes, batches 20-24 are new (new folders), batch 19 goes.
+        let second = try writer.begin()
+        for n in 0..<19 { try second.add(batch(n) { $1 % 3 == 0 ? "\($0)-\($1) changed" : "\($0)-\($1)" }) }
+        for n in 20..<25 { try second.add(batch(n) { "\($0)-\($1) new" }) }
+        XCTAssertEqual(try second.commit(), OutputWriter.Summary(written: 19 * 10 + 5 * 30, unchanged: 19 * 20, removed: 30))
+        XCTAssertEqual(try String(contentsOf: output.appendingPathComponent("b3/f6/index.html"), encoding: .utf8), "3-6 changed")
+        XCTAssertEqual(try String(contentsOf: output.appendingPathComponent("b3/f7/index.html"), encoding: .utf8), "3-7")
+        XCTAssertEqual(try String(contentsOf: output.appendingPathComponent("b24/f29/index.html"), encoding: .utf8), "24-29 new")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output.appendingPathComponent("b19").path))
+        let temporary = try FileManager.default.subpathsOfDirectory(atPath: output.path).filter { $0.contains(".blog-tmp") || $0.hasPrefix(".blog-build-") }
+        XCTAssertEqual(temporary, [])
+    }
+
     func testBatchesOfAFreshBuildAllLand() throws {
         let root = try Fixtures.temporaryDirectory()
         let output = root.appendingPathComponent("public")
