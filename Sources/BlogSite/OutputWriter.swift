@@ -286,10 +286,7 @@ public struct OutputWriter {
         /// The first staging error (under `failureLock`: both queues and the caller read it).
         private var storedFailure: Error?
         private let failureLock = Mutex()
-        private var failure: Error? {
-            get { failureLock.withLock { storedFailure } }
-            set { failureLock.withLock { storedFailure = newValue } }
-        }
+        private var failure: Error? { failureLock.withLock { storedFailure } }
 
         init(writer: OutputWriter, fresh: Bool, outputExists: Bool) throws {
             self.writer = writer
