@@ -6,12 +6,17 @@ import XCTest
 final class OutputWriterTests: XCTestCase {
     func file(_ path: String, _ text: String) -> OutputFile { OutputFile(path: path, bytes: Array(text.utf8)) }
 
-    func testUnchangedFilesKeepTheirInodeAndStaleFilesGo() throws {
+    /// A temporary folder with a site folder in it and a writer for its `public/`.
+    func makeSite() throws -> (root: URL, output: URL, writer: OutputWriter) {
         let root = try Fixtures.temporaryDirectory()
         let source = root.appendingPathComponent("site")
         try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
         let output = root.appendingPathComponent("public")
-        let writer = OutputWriter(output: output, source: source)
+        return (root, output, OutputWriter(output: output, source: source))
+    }
+
+    func testUnchangedFilesKeepTheirInodeAndStaleFilesGo() throws {
+        let (root, output, writer) = try makeSite()
         var summary = try writer.write([file("a/index.html", "A"), file("b.txt", "B"), file("old.txt", "O")])
         XCTAssertEqual(summary.written, 3)
         let before = try FileManager.default.attributesOfItem(atPath: output.appendingPathComponent("a/index.html").path)
@@ -45,11 +50,7 @@ final class OutputWriterTests: XCTestCase {
     /// bytes have, is written again; one equal in every byte is not; a symbolic link in its place
     /// is replaced even when what it points to is equal.
     func testRebuildComparesLargeFilesToTheLastByte() throws {
-        let root = try Fixtures.temporaryDirectory()
-        let source = root.appendingPathComponent("site")
-        try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
-        let output = root.appendingPathComponent("public")
-        let writer = OutputWriter(output: output, source: source)
+        let (root, output, writer) = try makeSite()
         let large = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) }
         var lastChanged = large
         lastChanged[large.count - 1] ^= 1
