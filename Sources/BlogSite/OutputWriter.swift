@@ -338,18 +338,18 @@ public struct OutputWriter {
             if let failure { throw failure }
             slots.wait()
             queue.async { [self] in
-                guard failure == nil else {
-                    slots.signal()
-                    return
-                }
+                // The slot is given back by whichever queue ends the batch.
+                var handedOn = false
+                defer { if !handedOn { slots.signal() } }
+                guard failure == nil else { return }
                 let toWrite: [OutputFile]
                 do {
                     toWrite = try prepare(files)
                 } catch {
                     setFailure(error)
-                    slots.signal()
                     return
                 }
+                handedOn = true
                 fileQueue.async { [self] in
                     defer { slots.signal() }
                     guard failure == nil else { return }
