@@ -43,6 +43,7 @@ def timed(cmd, cwd=None):
         run = subprocess.run([TIME, "-o", t.name, "-f", "%e %U %S %M"] + cmd, cwd=cwd,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         wall = time.perf_counter() - start
+        freed()  # the process's memory went back to the system when it exited
         fields = t.read().strip().splitlines()[-1].split()
     if run.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed ({run.returncode}):\n{run.stderr[-2000:]}")
@@ -62,22 +63,49 @@ LAST_DELETE = [0.0]
 SETTLE_S = 62.0
 
 
+# Memory, too, is dearer here some seconds after it was freed than at once (docs/benchmarks.md,
+# "Seventeenth round"): the guest hands free 2 MB blocks back to its host (free page reporting),
+# and a page touched again after that costs 2-4 ms per MB, against ~0.1 ms per MB while it is
+# still the guest's. Memory freed 8 s before a build was still warm, 20-30 s before it was cold.
+# So every full build waits until COOL_S have passed since anything freed memory (a deletion, a
+# measured process's exit): each one finds the machine's memory as a first build of the day
+# would, and the builds into RAM (whose previous output is deleted just before) are no longer
+# measured on memory the one before had just given back.
+LAST_FREE = [0.0]
+COOL_S = 30.0
+
+
+def freed():
+    """Notes that memory was just given back (a process exited, files were deleted)."""
+    LAST_FREE[0] = time.monotonic()
+
+
+def cool():
+    """Waits until COOL_S have passed since memory was last given back (see LAST_FREE)."""
+    wait = COOL_S - (time.monotonic() - LAST_FREE[0])
+    if LAST_FREE[0] > 0.0 and wait > 0:
+        log(f"    waiting {wait:.0f} s for freed memory to go cold (see LAST_FREE in run.py)")
+        time.sleep(wait)
+
+
 def discard(path):
     """Deletes path now (counted by settle())."""
     if os.path.exists(path):
         shutil.rmtree(path, ignore_errors=True)
         LAST_DELETE[0] = time.monotonic()
+        freed()
 
 
 def settle():
-    """Writes dirty buffers back and waits until SETTLE_S have passed since the last deletion."""
-    if LAST_DELETE[0] == 0.0:
-        return
-    subprocess.run(["sync"], check=False)
-    wait = SETTLE_S - (time.monotonic() - LAST_DELETE[0])
-    if wait > 0:
-        log(f"    waiting {wait:.0f} s for freed inodes to settle (see GARBAGE in run.py)")
-        time.sleep(wait)
+    """Writes dirty buffers back and waits until SETTLE_S have passed since the last deletion and
+    COOL_S since memory was last freed."""
+    if LAST_DELETE[0] != 0.0:
+        subprocess.run(["sync"], check=False)
+        wait = SETTLE_S - (time.monotonic() - LAST_DELETE[0])
+        if wait > 0:
+            log(f"    waiting {wait:.0f} s for freed inodes to settle (see GARBAGE in run.py)")
+            time.sleep(wait)
+    cool()
 
 
 def run_folder(base, i):
@@ -148,6 +176,7 @@ def bench_blog(blog, bench, corpus, out, runs):
         try:
             result["files_ram"] = files_floor(bench, out, os.path.join(ram, "files"))
             shutil.rmtree(os.path.join(ram, "files"), ignore_errors=True)
+            freed()
             result["full_ram"] = ram_builds(blog, corpus, ram, "run", runs, "blog full build into RAM")
             # The same with the input out of the page cache, as after a reboot or a fresh clone (and
             # as on this machine a minute after the files were last read: it pages out memory left
@@ -174,6 +203,7 @@ def bench_blog(blog, bench, corpus, out, runs):
     # The same with --force: the whole pipeline again, writing only what changed (nothing).
     forced = []
     for i in range(runs):
+        cool()
         r = timed([blog, "build", "--source", corpus, "--output", out, "--quiet", "--timings", "--force"])
         forced.append(r)
         log(f"    blog forced no-change rebuild {i + 1}/{runs}: {r['wall_s']:.2f} s wall")
@@ -188,9 +218,11 @@ def ram_builds(blog, corpus, ram, prefix, runs, label, before=None):
     samples = []
     for i in range(runs):
         folder = os.path.join(ram, f"{prefix}{i}")
+        cool()
         note = before() if before else None
         r = timed([blog, "build", "--source", corpus, "--output", folder, "--quiet", "--timings"])
         shutil.rmtree(folder, ignore_errors=True)
+        freed()
         samples.append(r)
         log(f"    {label}{f' ({note})' if note else ''} {i + 1}/{runs}: {r['wall_s']:.2f} s wall, {r['cpu_s']:.2f} s CPU, {r['rss_mb']:.0f} MB")
     result = summarize(samples)
@@ -557,6 +589,7 @@ def main():
             log("    serve reload latency…")
             entry["serve"] = serve_latency.measure(args.blog, corpus)
             LAST_DELETE[0] = time.monotonic()  # it deletes its copy of the corpus
+            freed()
         else:
             entry["serve"] = {"skipped": "--no-serve" if args.no_serve else f"over --serve-max-posts {args.serve_max_posts}"}
         results["sizes"].append(entry)
