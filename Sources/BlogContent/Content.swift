@@ -211,16 +211,25 @@ public struct Post: Sendable {
          slug: String, description: String?, id: String, content: RenderedMarkdown, bodyFirstLine: Int, keyLines: [String: Int],
          tagKeys: [String]) {
         assert(tagKeys == tags.map(Tag.key(for:)), "tag keys do not match the tags")
-        let summary: String
-        if let description, !description.isEmpty {
-            summary = description
-        } else {
-            summary = Post.excerpt(content.plainText, limit: 140)
-        }
         storage = Storage(sourcePath: sourcePath, title: title, date: date, updated: updated, tags: tags, draft: draft,
                           slug: slug, description: description, id: id, content: content, bodyFirstLine: bodyFirstLine,
-                          keyLines: keyLines, summary: summary, readingMinutes: Post.readingMinutes(content.plainText),
-                          tagKeys: tagKeys)
+                          keyLines: keyLines, summary: Post.summary(description: description, plainText: content.plainText),
+                          readingMinutes: Post.readingMinutes(content.plainText), tagKeys: tagKeys)
+    }
+
+    /// Gives a post loaded without its body (`ContentLoader.loadFiles(_:deferringPostBodies:)`) its
+    /// rendered body, with the summary and the reading time made from it, as `init` makes them.
+    public mutating func setContent(_ content: RenderedMarkdown) {
+        makeUnique()
+        storage.summary = Post.summary(description: storage.description, plainText: content.plainText)
+        storage.readingMinutes = Post.readingMinutes(content.plainText)
+        storage.content = content
+    }
+
+    /// The description when there is one, else the start of the text.
+    static func summary(description: String?, plainText: String) -> String {
+        if let description, !description.isEmpty { return description }
+        return Post.excerpt(plainText, limit: 140)
     }
 
     /// The first `limit` characters (Unicode scalars) of text with whitespace folded, with an ellipsis when cut.

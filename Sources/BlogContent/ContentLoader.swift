@@ -74,11 +74,49 @@ public struct ContentLoader {
         public var page: Page?
         /// Errors and warnings of this file.
         public var diagnostics: [Diagnostic]
+        /// A post's body when it was left unrendered (`loadFiles(_:deferringPostBodies: true)`).
+        public var pendingBody: PendingBody?
     }
 
-    /// Loads the given files (paths relative to the site folder) on all cores, in order.
-    public func loadFiles(_ files: [String]) -> [LoadedFile] {
-        let renderer = MarkdownRenderer(options: MarkdownOptions(hardBreaks: config.markdownHardBreaks, unsafeHTML: config.markdownUnsafe))
+    /// A post's Markdown body, read and checked but not rendered yet: `renderBody` renders it.
+    public struct PendingBody: Sendable {
+        /// The whole file, valid UTF-8, and where the body starts in it.
+        let text: [UInt8]
+        let offset: Int
+
+        /// An empty body: put in the place of one rendered already, so that its text is let go.
+        public static let empty = PendingBody(text: [], offset: 0)
+    }
+
+    /// Renders the bodies `loadFiles` left pending as it would have rendered them. Thread-safe.
+    public struct BodyRenderer: Sendable {
+        let renderer: MarkdownRenderer
+
+        /// Gives `post` (loaded with `body` pending) its rendered body (`Post.setContent`).
+        public func render(_ body: PendingBody, into post: inout Post) {
+            post.setContent(ContentLoader.renderBody(body, with: renderer))
+        }
+    }
+
+    /// The renderer for bodies left pending, set up from the site's configuration as `loadFiles`'s.
+    public func bodyRenderer() -> BodyRenderer {
+        BodyRenderer(renderer: markdownRenderer())
+    }
+
+    func markdownRenderer() -> MarkdownRenderer {
+        MarkdownRenderer(options: MarkdownOptions(hardBreaks: config.markdownHardBreaks, unsafeHTML: config.markdownUnsafe))
+    }
+
+    static func renderBody(_ body: PendingBody, with renderer: MarkdownRenderer) -> RenderedMarkdown {
+        body.text.withUnsafeBufferPointer { renderer.render(validUTF8: UnsafeBufferPointer(rebasing: $0[body.offset...])) }
+    }
+
+    /// Loads the given files (paths relative to the site folder) on all cores, in order. With
+    /// `deferringPostBodies`, posts are loaded with an empty body and their Markdown is kept in
+    /// `LoadedFile.pendingBody` instead (nothing in a body can make a file fail to load): `blog
+    /// build` renders each body later, beside the post's page (see `IncrementalBuilder.stream`).
+    public func loadFiles(_ files: [String], deferringPostBodies: Bool = false) -> [LoadedFile] {
+        let renderer = markdownRenderer()
         let root = folderPath
         var results = [LoadedFile?](repeating: nil, count: files.count)
         // Once a file is found out of the page cache, the next ones are read ahead (see ReadAhead).
@@ -89,9 +127,12 @@ public struct ContentLoader {
             DispatchQueue.concurrentPerform(iterations: files.count) { index in
                 readAhead.reached(index)
                 var found: [Diagnostic] = []
-                let loaded = loadFile(files[index], root: root, renderer: renderer, diagnostics: &found,
-                                      uncached: { readAhead.missed(at: index) })
-                var file = LoadedFile(path: files[index], post: nil, page: nil, diagnostics: found)
+                var pending: PendingBody?
+                let loaded = withUnsafeMutablePointer(to: &pending) { slot in
+                    loadFile(files[index], root: root, renderer: renderer, diagnostics: &found,
+                             deferring: deferringPostBodies ? slot : nil, uncached: { readAhead.missed(at: index) })
+                }
+                var file = LoadedFile(path: files[index], post: nil, page: nil, diagnostics: found, pendingBody: pending)
                 switch loaded {
                 case .post(let post): file.post = post
                 case .page(let page): file.page = page
@@ -122,9 +163,10 @@ public struct ContentLoader {
         try collect(loadFiles(markdownFiles()))
     }
 
-    /// `uncached`: called when the file was not in the page cache.
+    /// `uncached`: called when the file was not in the page cache. With `deferring`, a post's body
+    /// is not rendered but stored there (the post gets an empty one).
     func loadFile(_ path: String, root: String, renderer: MarkdownRenderer, diagnostics: inout [Diagnostic],
-                  uncached: (() -> Void)? = nil) -> Loaded {
+                  deferring pending: UnsafeMutablePointer<PendingBody?>? = nil, uncached: (() -> Void)? = nil) -> Loaded {
         // The file stays bytes: the front matter is cut from them and the body rendered from them.
         let text: [UInt8]
         let document: (yaml: Range<Int>?, yamlFirstLine: Int, bodyOffset: Int, bodyFirstLine: Int)
@@ -160,7 +202,14 @@ public struct ContentLoader {
             return .failed
         }
         // The body is cut from the checked text after a line end, so it is valid UTF-8 too.
-        let rendered = text.withUnsafeBufferPointer { renderer.render(validUTF8: UnsafeBufferPointer(rebasing: $0[document.bodyOffset...])) }
+        let body = PendingBody(text: text, offset: document.bodyOffset)
+        let rendered: RenderedMarkdown
+        if isPost, let pending {
+            pending.pointee = body
+            rendered = RenderedMarkdown(html: "")
+        } else {
+            rendered = ContentLoader.renderBody(body, with: renderer)
+        }
         if isPost {
             guard let date = front.date else { return .failed }
             let slug = front.slug ?? front.id ?? derivedSlug(title: title, fileName: (path as NSString).lastPathComponent)

@@ -132,6 +132,46 @@ public final class TemplateLibrary: Sendable {
         return errors
     }
 
+    /// Every name that rendering the template `name` can look up (as its dotted parts; `.` is
+    /// left out): in its own tags and in those of every partial and parent it reaches, with their
+    /// blocks and arguments. Nil when it can reach a template named at render time (`{{>*name}}`)
+    /// or a missing one: what it reads is then not known before it renders.
+    public func namesRead(by name: String) -> Set<[String]>? {
+        var names = Set<[String]>()
+        var visited = Set<String>()
+        func visit(_ name: String) -> Bool {
+            guard visited.insert(name).inserted else { return true }
+            guard let template = templates[name] else { return false }
+            return walk(template.nodes)
+        }
+        func reach(_ ref: TemplateRef) -> Bool {
+            guard case .fixed(let target) = ref else { return false }
+            return visit(target)
+        }
+        func walk(_ nodes: [Node]) -> Bool {
+            for node in nodes {
+                switch node {
+                case .text:
+                    continue
+                case .variable(let variable):
+                    if !variable.name.isImplicit { names.insert(variable.name.parts) }
+                case .section(let section):
+                    if !section.name.isImplicit { names.insert(section.name.parts) }
+                    guard walk(section.body) else { return false }
+                case .partial(let partial):
+                    guard reach(partial.ref) else { return false }
+                case .parent(let parent):
+                    guard reach(parent.ref) else { return false }
+                    for block in parent.blocks.values where !walk(block.body) { return false }
+                case .block(let block):
+                    guard walk(block.body) else { return false }
+                }
+            }
+            return true
+        }
+        return visit(name) ? names : nil
+    }
+
     /// Whether a template with this name exists.
     public func has(_ name: String) -> Bool {
         templates[name] != nil

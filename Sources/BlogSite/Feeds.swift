@@ -462,12 +462,27 @@ struct FeedWriter {
         var tag: TagInfo?
     }
 
+    /// The posts a feed lists: the newest `feedLimit` of the site's (`tag` nil) or of a tag's.
+    static func listed(_ tag: TagInfo?, in model: SiteModel) -> ArraySlice<Int> {
+        (tag?.postIndices ?? Array(model.posts.indices)).prefix(model.config.feedLimit)
+    }
+
+    /// Whether each post is listed by a feed (the site's or a tag's): the posts whose HTML the
+    /// feeds read.
+    static func postsInFeeds(_ model: SiteModel) -> [Bool] {
+        var listed = [Bool](repeating: false, count: model.posts.count)
+        for tag in [nil] + model.tags.map(Optional.some) {
+            for index in FeedWriter.listed(tag, in: model) { listed[index] = true }
+        }
+        return listed
+    }
+
     /// Builds the requested feeds on all cores; each post's entry is prepared once and shared.
     func feeds(_ requests: [Request]) -> [OutputFile] {
         let limit = model.config.feedLimit
         var needed = Set<Int>()
         for request in requests {
-            needed.formUnion((request.tag?.postIndices ?? Array(model.posts.indices)).prefix(limit))
+            needed.formUnion(FeedWriter.listed(request.tag, in: model))
         }
         let order = needed.sorted()
         let known = verbatimPosts.snapshot

@@ -191,7 +191,9 @@ public final class IncrementalBuilder: @unchecked Sendable {
             }
             sameList = paths == lastPaths && lastPaths.count == contentCache.count
         }
-        var reloaded = loader.loadFiles(stale.map(\.path))
+        // `blog build` renders each post's body beside its page when the theme allows (see `stream`).
+        let deferBodies = oneShot && PageRenderer.postPagesNeedOnlyOwnBody(theme)
+        var reloaded = loader.loadFiles(stale.map(\.path), deferringPostBodies: deferBodies)
         for (n, entry) in stale.enumerated() where !oneShot {
             contentCache[entry.path] = CachedFile(stamp: entry.stamp ?? FileStamp(size: -1, mtime: 0, mtimeNanos: 0, inode: 0),
                                                   file: reloaded[n], version: nextVersion)
@@ -239,6 +241,18 @@ public final class IncrementalBuilder: @unchecked Sendable {
 
         // `blog build`: one pass that keeps nothing for a next build (see `stream`).
         if let sink {
+            // The bodies left to render, in the model's order (drafts and future posts left out
+            // of the site are never rendered).
+            var bodies: [ContentLoader.PendingBody]?
+            if deferBodies {
+                var byPath: [String: ContentLoader.PendingBody] = [:]
+                byPath.reserveCapacity(files.count)
+                for file in files { if let body = file.pendingBody { byPath[file.path] = body } }
+                bodies = try model.posts.map { post in
+                    guard let body = byPath[post.sourcePath] else { throw Diagnostic.error("internal: no body for \(post.sourcePath)") }
+                    return body
+                }
+            }
             // Only `model` keeps the posts' HTML from here on, so `stream` can let go of it.
             contentCache = [:]
             lastModel = nil
@@ -248,7 +262,8 @@ public final class IncrementalBuilder: @unchecked Sendable {
             lastFiles = []
             lastPathIndex = [:]
             content = ContentSet(posts: [], pages: [], warnings: [])
-            let rendered = try stream(&model, config: config, theme: theme, sink: sink, lap: lap, record: { timings.append(($0, $1, nil)) })
+            let rendered = try stream(&model, bodies: &bodies, loader: loader, config: config, theme: theme, sink: sink, lap: lap,
+                                      record: { timings.append(($0, $1, nil)) })
             let site = BuiltSite(files: [], model: model, warnings: warnings, timings: timings)
             return Result(site: site, files: [:], warnings: freshWarnings, renderedPages: rendered, changedPaths: nil)
         }
@@ -431,15 +446,19 @@ public final class IncrementalBuilder: @unchecked Sendable {
         return Result(site: site, files: fileMap, warnings: freshWarnings, renderedPages: renderedPages, changedPaths: changedPaths)
     }
 
-    /// The cache key of a post's object in posts.json.
     /// The one-shot build of `blog build`: every output goes to `sink` in batches as it is made and
-    /// nothing is kept for a next build (no fingerprints, no caches). The feeds, tags.json, posts.json
+    /// nothing is kept for a next build (no fingerprints, no caches). With `bodies`, each post's
+    /// page is made as soon as its body is rendered, first. The feeds, tags.json, posts.json
     /// and the sitemap are made beside the pages, on another thread whose batches are handed to the
     /// sink between page batches, so that both cores stay busy while the render waits on its slowest
     /// page or on the writer. Then the posts' HTML is let go, and their plain and code texts as the
     /// search analyses them (the search index, built next, reuses that memory). `model` must hold
     /// the only references to the HTML and the texts. Returns how many pages were rendered.
-    private func stream(_ model: inout SiteModel, config: SiteConfig, theme: Theme, sink: ([OutputFile]) throws -> Void,
+    /// `bodies`: the posts' bodies, in the model's order, when `loadFiles` left them unrendered
+    /// (`PageRenderer.postPagesNeedOnlyOwnBody`); nil when every post has its body. Each is let go
+    /// once rendered (the caller must hold no other reference to them).
+    private func stream(_ model: inout SiteModel, bodies: inout [ContentLoader.PendingBody]?, loader: ContentLoader, config: SiteConfig,
+                        theme: Theme, sink: ([OutputFile]) throws -> Void,
                         lap: (String) -> Void, record: (String, Double) -> Void) throws -> Int {
         // static/'s files are listed first, so that only the outputs that could clash with one
         // are remembered (a set of all 15,700 paths of a 10,000-post site cost a hash each, for
@@ -455,6 +474,38 @@ public final class IncrementalBuilder: @unchecked Sendable {
         }
         let urls = URLBuilder(config: config)
         let jobs = PageRenderer.jobs(model)
+        // Optional so that it can let go of the model before the HTML is cleared below (else
+        // clearing would copy the posts and free nothing).
+        var renderer: PageRenderer? = PageRenderer(model: model, theme: theme, summariesFor: nil)
+        var rest = jobs[...]
+        if bodies != nil {
+            // The posts' pages first, each made as soon as its post's body is rendered (128 posts
+            // at a time, on all cores), its HTML let go at once unless a feed lists it: every
+            // post's HTML was held from the content phase to the render before (~180 MB at 10,000
+            // posts, all of it fresh memory, the dearest thing on this machine), and was cold in
+            // the caches again when its page copied it. The other pages show list-item views,
+            // which need every post's summary, and come after, with the feeds.
+            let markdown = loader.bodyRenderer()
+            let inFeeds = FeedWriter.postsInFeeds(model)
+            var summaries = renderer!.postSummaries
+            var start = 0
+            while start < model.posts.count {
+                let end = min(model.posts.count, start + 128)
+                let made = try renderer!.renderPosts(start..<end, bodies: bodies!, markdown: markdown)
+                for n in 0..<made.posts.count {
+                    var post = made.posts[n]
+                    if !inFeeds[start + n] { post.content.html = "" }
+                    model.posts[start + n] = post
+                    summaries[start + n] = made.summaries[n]
+                    bodies![start + n] = .empty
+                }
+                try emit(made.files)
+                start = end
+            }
+            renderer = renderer!.completed(model: model, summaries: summaries)
+            rest = jobs.filter { if case .post = $0 { return false } else { return true } }[...]
+            lap("posts")
+        }
         // The beside thread waits while 8 MB of its files wait for this one (a batch of feeds is
         // ~3.5 MB at 10,000 posts): with 32 MB nearly every feed was in memory at once at the
         // build's peak, since the feeds are made faster than this thread hands them on between
@@ -483,21 +534,17 @@ public final class IncrementalBuilder: @unchecked Sendable {
                                                  writer: feeds, theme: theme))
             lap("+sitemap")
         }
-        do {
-            // A scope of its own: the renderer holds the model, and must let go of it before the
-            // HTML is cleared below (else clearing would copy the posts and free nothing).
-            let renderer = PageRenderer(model: model, theme: theme, summariesFor: nil)
-            // 128 pages a batch (~3 MB at 10,000 posts): up to three batches are in memory at
-            // once (one rendering, two waiting for the writer). With 512 that was ~37 MB of the
-            // peak, all of it fresh memory, for no more busy cores (1.61-1.70 either way).
-            var start = 0
-            while start < jobs.count {
-                let end = min(jobs.count, start + 128)
-                try emit(try renderer.render(Array(jobs[start..<end])))
-                try emit(beside.take())
-                start = end
-            }
+        // 128 pages a batch (~3 MB at 10,000 posts): up to three batches are in memory at once
+        // (one rendering, two waiting for the writer). With 512 that was ~37 MB of the peak, all
+        // of it fresh memory, for no more busy cores (1.61-1.70 either way).
+        var start = rest.startIndex
+        while start < rest.endIndex {
+            let end = min(rest.endIndex, start + 128)
+            try emit(try renderer!.render(Array(rest[start..<end])))
+            try emit(beside.take())
+            start = end
         }
+        renderer = nil
         while let files = beside.next() { try emit(files) }
         lap("render")
         for (phase, seconds) in beside.timings { record(phase, seconds) }

@@ -51,13 +51,15 @@ final class ViewKeys: Sendable {
     let level = MustacheKey("level"), text = MustacheKey("text"), id = MustacheKey("id")
     let related = MustacheKey("related"), hasRelated = MustacheKey("has_related"), dateISO = MustacheKey("date_iso")
     let publishedTime = MustacheKey("published_time"), tags = MustacheKey("tags"), modifiedTime = MustacheKey("modified_time")
+    let summary = MustacheKey("summary"), readingMinutes = MustacheKey("reading_minutes")
 }
 
 /// Builds view models and renders every HTML page of the site with the theme.
 struct PageRenderer {
     static let keys = ViewKeys()
 
-    let model: SiteModel
+    /// Set anew only by `completed(model:summaries:)`.
+    private(set) var model: SiteModel
     let theme: Theme
     let urls: URLBuilder
     /// `site`, `lang` and `asset`, which every page shows, once per core (the first as made, the
@@ -66,7 +68,7 @@ struct PageRenderer {
     /// the render phase's top symbol).
     let sharedViews: [SharedViews]
     /// A list-item view of each post, built once and shared by every list that shows it.
-    let postSummaries: [MustacheValue]
+    private(set) var postSummaries: [MustacheValue]
     let tagValues: [MustacheValue]
     /// The archive's years (with months), shown on every archive page: built once.
     let yearsTree: MustacheValue
@@ -195,22 +197,89 @@ struct PageRenderer {
     var jobs: [PageJob] { PageRenderer.jobs(model) }
 
     /// Renders the given pages on all cores, in order. Template errors are collected and thrown together.
-    /// One worker per core takes pages a few at a time and renders them with its own `sharedViews`.
     func render(_ jobs: [PageJob]) throws -> [OutputFile] {
-        var outputs = [OutputFile?](repeating: nil, count: jobs.count)
-        var failures = [Diagnostic?](repeating: nil, count: jobs.count)
+        try renderAll(jobs.count) { index, views in try render(jobs[index], views: views) }
+    }
+
+    /// Whether `blog build` may make each post's page as soon as that post's body is rendered
+    /// (`renderPosts`), before the other posts' bodies: when the `post` template, with every
+    /// partial and parent it reaches, reads no body-made member of another post. A post's
+    /// `summary` (unless its front matter has a description) and `reading_minutes` come from its
+    /// body, and a theme can show them for related posts (`{{#post.related}}{{summary}}…`); the
+    /// post's own are `post.summary` and `post.reading_minutes`. Any other name with one of those
+    /// parts, or a template named at render time, keeps the bodies rendered first.
+    static func postPagesNeedOnlyOwnBody(_ theme: Theme) -> Bool {
+        guard theme.library.has("post"), let names = theme.library.namesRead(by: "post") else { return false }
+        return names.allSatisfy { parts in
+            parts == ["post", "summary"] || parts == ["post", "reading_minutes"]
+                || !parts.contains { $0 == "summary" || $0 == "reading_minutes" }
+        }
+    }
+
+    /// `blog build`'s post pages for the posts in `range`, each made right after its body is
+    /// rendered (`bodies[index]`, with `markdown`), on all cores; only when
+    /// `postPagesNeedOnlyOwnBody`: the related posts' list-item views lack what their bodies give.
+    /// Returns the pages, the posts with their bodies and their completed list-item views.
+    func renderPosts(_ range: Range<Int>, bodies: [ContentLoader.PendingBody], markdown: ContentLoader.BodyRenderer) throws
+        -> (files: [OutputFile], posts: [Post], summaries: [MustacheValue]) {
+        var posts = [Post?](repeating: nil, count: range.count)
+        var summaries = [MustacheValue](repeating: .null, count: range.count)
+        let files = try posts.withUnsafeMutableBufferPointer { postBuffer in
+            try summaries.withUnsafeMutableBufferPointer { summaryBuffer in
+                let postsOut = postBuffer, summariesOut = summaryBuffer
+                return try renderAll(range.count) { n, views in
+                    let index = range.lowerBound + n
+                    var post = model.posts[index]
+                    markdown.render(bodies[index], into: &post)
+                    let item = completedSummary(index, post: post)
+                    postsOut[n] = post
+                    summariesOut[n] = item
+                    let (template, path, context) = postView(index, post: post, item: item, views: views)
+                    let bytes = try theme.library.renderBytes(template, context, capacity: post.content.html.utf8.count + 10_240, lane: views.lane)
+                    return OutputFile(path: path, bytes: bytes)
+                }
+            }
+        }
+        return (files, posts.map { $0! }, summaries)
+    }
+
+    /// The list-item view of post `index` (built without its body) with the summary and the
+    /// reading time of `post`, which has its body now: what `postValue(full: false)` gives.
+    func completedSummary(_ index: Int, post: Post) -> MustacheValue {
+        guard case .object(var fields) = postSummaries[index] else { return postSummaries[index] }
+        let k = PageRenderer.keys
+        fields[k.summary] = .string(post.summary)
+        fields[k.readingMinutes] = .int(post.readingMinutes)
+        return .object(fields)
+    }
+
+    /// This renderer with `model` (the same posts as its own, now with their bodies) and the posts'
+    /// list-item views made from them.
+    func completed(model: SiteModel, summaries: [MustacheValue]) -> PageRenderer {
+        var renderer = self
+        renderer.model = model
+        renderer.postSummaries = summaries
+        return renderer
+    }
+
+    /// `count` pages on all cores, in order: one worker per core takes them a few at a time and
+    /// makes page `index` with `make(index, views)`, `views` being the worker's own `sharedViews`.
+    /// Template errors are collected and thrown together.
+    private func renderAll(_ count: Int, _ make: (Int, SharedViews) throws -> OutputFile) throws -> [OutputFile] {
+        var outputs = [OutputFile?](repeating: nil, count: count)
+        var failures = [Diagnostic?](repeating: nil, count: count)
         outputs.withUnsafeMutableBufferPointer { outputBuffer in
             failures.withUnsafeMutableBufferPointer { failureBuffer in
                 let out = outputBuffer
                 let failed = failureBuffer
-                WorkShare.run(count: jobs.count, workers: sharedViews.count, batch: 4) { worker, claim in
+                WorkShare.run(count: count, workers: sharedViews.count, batch: 4) { worker, claim in
                     var views = sharedViews[worker]
                     // Held by this worker until it has no pages left.
                     views.lane = theme.library.claimLane()
                     while let range = claim() {
                         for index in range {
                             do {
-                                out[index] = try render(jobs[index], views: views)
+                                out[index] = try make(index, views)
                             } catch let error as MustacheError {
                                 failed[index] = .error(error.message, at: SourceLocation(file: error.path, line: error.line, column: error.column))
                             } catch let diagnostic as Diagnostic {
@@ -386,49 +455,7 @@ struct PageRenderer {
                 "pagination": pagination(current: page, total: total, base: urls.path(""), list: 0),
             ]))
         case .post(let index):
-            let k = PageRenderer.keys
-            let post = model.posts[index]
-            var fields: MustacheObject
-            if case .object(let summary) = postSummaries[index] {
-                // The list-item view already holds every member of the full view but `content`
-                // (postValue with full: false, the same tags): its dates and URLs are not made again.
-                fields = summary
-                fields.reserveCapacity(summary.count + 8)
-                fields[k.content] = .string(urls.rewriteRootLinks(post.content.html))
-            } else {
-                let tags = model.postTags[index].map { tagValues[$0] }
-                guard case .object(let full) = PageRenderer.postValue(post, tags: tags, urls: urls, language: language, full: true) else { fatalError() }
-                fields = full
-            }
-            let headings = post.content.headings
-            fields[k.toc] = .array(headings.map { heading in
-                var item = MustacheObject()
-                item.reserveCapacity(3)
-                item.append(new: k.level, .int(heading.level))
-                item.append(new: k.text, .string(heading.text))
-                item.append(new: k.id, .string(heading.id))
-                return .object(item)
-            })
-            fields[k.hasToc] = .bool(headings.count >= config.tocMinHeadings)
-            if index + 1 < model.posts.count {
-                fields[k.prev] = neighbour(index + 1)
-            }
-            if index > 0 {
-                fields[k.next] = neighbour(index - 1)
-            }
-            let related = model.related[index].map { postSummaries[$0] }
-            fields[k.related] = .array(related)
-            fields[k.hasRelated] = .bool(!related.isEmpty)
-            let url: String
-            if case .string(let postURL)? = fields[k.url] { url = postURL } else { url = urls.post(post.slug) }
-            let published: MustacheValue = fields[k.dateISO] ?? .string(post.date.iso8601)
-            var extra = MustacheObject()
-            extra.reserveCapacity(3)
-            extra.append(new: k.publishedTime, published)
-            extra.append(new: k.tags, .array(post.tags.map { .string($0) }))
-            extra.append(new: k.modifiedTime, post.updated.map { .string($0.iso8601) } ?? published)
-            let page = pageValue(kind: "post", title: post.title, url: url, description: post.summary, extra: extra)
-            return ("post", "posts/" + post.slug + "/index.html", context(page: page, ["post": .object(fields)]))
+            return postView(index, post: model.posts[index], item: postSummaries[index], views: views)
         case .page(let index):
             let page = model.pages[index]
             let url = urls.path(Slug.percentEncodePath(page.path) + "/")
@@ -484,6 +511,55 @@ struct PageRenderer {
             let url = urls.path("404.html")
             return ("404", "404.html", context(page: pageValue(kind: "404", title: lang["not_found"] ?? "Not found", url: url), [:]))
         }
+    }
+
+
+    /// The page of post `index`: `post` (with its body) and `item`, its list-item view, whose
+    /// members are the full view's but `content` (the dates and URLs are not made again).
+    func postView(_ index: Int, post: Post, item: MustacheValue, views: SharedViews) -> (template: String, path: String, context: MustacheValue) {
+        let k = PageRenderer.keys
+        let config = model.config
+        var fields: MustacheObject
+        if case .object(let summary) = item {
+            // The list-item view already holds every member of the full view but `content`
+            // (postValue with full: false, the same tags): its dates and URLs are not made again.
+            fields = summary
+            fields.reserveCapacity(summary.count + 8)
+            fields[k.content] = .string(urls.rewriteRootLinks(post.content.html))
+        } else {
+            let tags = model.postTags[index].map { tagValues[$0] }
+            guard case .object(let full) = PageRenderer.postValue(post, tags: tags, urls: urls, language: config.language, full: true) else { fatalError() }
+            fields = full
+        }
+        let headings = post.content.headings
+        fields[k.toc] = .array(headings.map { heading in
+            var entry = MustacheObject()
+            entry.reserveCapacity(3)
+            entry.append(new: k.level, .int(heading.level))
+            entry.append(new: k.text, .string(heading.text))
+            entry.append(new: k.id, .string(heading.id))
+            return .object(entry)
+        })
+        fields[k.hasToc] = .bool(headings.count >= config.tocMinHeadings)
+        if index + 1 < model.posts.count {
+            fields[k.prev] = neighbour(index + 1)
+        }
+        if index > 0 {
+            fields[k.next] = neighbour(index - 1)
+        }
+        let related = model.related[index].map { postSummaries[$0] }
+        fields[k.related] = .array(related)
+        fields[k.hasRelated] = .bool(!related.isEmpty)
+        let url: String
+        if case .string(let postURL)? = fields[k.url] { url = postURL } else { url = urls.post(post.slug) }
+        let published: MustacheValue = fields[k.dateISO] ?? .string(post.date.iso8601)
+        var extra = MustacheObject()
+        extra.reserveCapacity(3)
+        extra.append(new: k.publishedTime, published)
+        extra.append(new: k.tags, .array(post.tags.map { .string($0) }))
+        extra.append(new: k.modifiedTime, post.updated.map { .string($0.iso8601) } ?? published)
+        let page = pageValue(kind: "post", title: post.title, url: url, description: post.summary, extra: extra)
+        return ("post", "posts/" + post.slug + "/index.html", context(page: page, ["post": .object(fields)], views: views))
     }
 
     static func monthValue(_ month: ArchivePeriod, urls: URLBuilder, language: String) -> MustacheValue {

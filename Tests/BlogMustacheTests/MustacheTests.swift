@@ -736,3 +736,29 @@ func referenceHTMLEscape(_ s: String) -> String {
     }
     return out
 }
+
+final class NamesReadTests: XCTestCase {
+    private func library(_ templates: KeyValuePairs<String, String>, strict: Bool = true) throws -> TemplateLibrary {
+        try TemplateLibrary(templates.map { TemplateSource(name: $0.key, text: $0.value, path: "\($0.key).mustache") }, strictPartials: strict)
+    }
+
+    func testNamesOfTheTemplateAndOfEverythingItReaches() throws {
+        let lib = try library([
+            "page": "{{< layout}}{{$ body}}{{#post.related}}{{title}}{{> item}}{{/post.related}}{{/ body}}{{/ layout}}",
+            "layout": "<title>{{site.title}}</title>{{$ body}}{{^empty}}default{{/empty}}{{/ body}}{{{raw}}}{{.}}",
+            "item": "{{#tags}}{{name}}{{/tags}}{{&summary}}",
+            "unrelated": "{{secret}}",
+        ])
+        let names = try XCTUnwrap(lib.namesRead(by: "page"))
+        XCTAssertEqual(names, [["post", "related"], ["title"], ["site", "title"], ["empty"], ["raw"], ["tags"], ["name"], ["summary"]])
+        XCTAssertEqual(lib.namesRead(by: "item"), [["tags"], ["name"], ["summary"]])
+    }
+
+    func testUnknownWhenATemplateIsNamedAtRenderTimeOrMissing() throws {
+        XCTAssertNil(try library(["page": "{{>*which}}", "a": "{{x}}"]).namesRead(by: "page"))
+        XCTAssertNil(try library(["page": "{{> gone}}"], strict: false).namesRead(by: "page"))
+        XCTAssertNil(try library(["page": "{{x}}"]).namesRead(by: "none"))
+        // A template that includes itself is walked once.
+        XCTAssertEqual(try library(["list": "{{#children}}{{name}}{{> list}}{{/children}}"]).namesRead(by: "list"), [["children"], ["name"]])
+    }
+}

@@ -66,27 +66,57 @@ final class BuildTests: XCTestCase {
     }
 
     func testStreamingBuildGivesTheSameFiles() throws {
+        // With the default theme, `blog build` makes each post's page as soon as that post's body
+        // is rendered (the "posts" phase), before the other posts' bodies, and keeps the HTML only
+        // of the posts a feed lists (with `feed_limit: 1`, not every post).
+        for (drafts, feedLimit) in [(false, 20), (true, 20), (false, 1)] {
+            let source = try Fixtures.copy("basic")
+            let config = source.appendingPathComponent("blog.yml")
+            try (String(contentsOf: config, encoding: .utf8) + "feed_limit: \(feedLimit)\n").write(to: config, atomically: true, encoding: .utf8)
+            let inMemory = try build(source, drafts: drafts)
+            var streamed: [OutputFile] = []
+            var batches = 0
+            let site = try SiteBuilder.build(BuildOptions(siteDirectory: source, includeDrafts: drafts, now: Fixtures.now), console: nil) { files in
+                streamed += files
+                batches += 1
+            }
+            XCTAssertEqual(site.files.count, 0, "a streaming build keeps no files")
+            XCTAssertGreaterThan(batches, 1)
+            XCTAssertTrue(site.timings.map(\.phase).contains("posts"))
+            streamed.sort { $0.path < $1.path }
+            XCTAssertEqual(streamed.map(\.path), inMemory.paths)
+            for (a, b) in zip(streamed, inMemory.files) {
+                XCTAssertEqual(a.bytes, b.bytes, "\(a.path), drafts: \(drafts), feed_limit: \(feedLimit)")
+            }
+        }
+    }
+
+    func testStreamingBuildWithRelatedSummariesInThePostTemplateGivesTheSameFiles() throws {
+        // A post template that shows the related posts' summaries and reading times, which come
+        // from those posts' bodies: `blog build` cannot make a post's page as soon as its own body
+        // is rendered, so it renders every body first, and the pages say what they say in memory.
         let source = try Fixtures.copy("basic")
+        let layouts = source.appendingPathComponent("layouts")
+        try FileManager.default.createDirectory(at: layouts, withIntermediateDirectories: true)
+        try Data("{{#post.related}}<p>{{title}}: {{summary}} ({{reading_minutes}})</p>\n{{/post.related}}".utf8)
+            .write(to: layouts.appendingPathComponent("post.mustache"))
         let inMemory = try build(source)
         var streamed: [OutputFile] = []
-        var batches = 0
-        let site = try SiteBuilder.build(BuildOptions(siteDirectory: source, now: Fixtures.now), console: nil) { files in
-            streamed += files
-            batches += 1
-        }
-        XCTAssertEqual(site.files.count, 0, "a streaming build keeps no files")
-        XCTAssertGreaterThan(batches, 1)
+        let site = try SiteBuilder.build(BuildOptions(siteDirectory: source, now: Fixtures.now), console: nil) { streamed += $0 }
+        XCTAssertFalse(site.timings.map(\.phase).contains("posts"), "every body first, then the pages")
         streamed.sort { $0.path < $1.path }
         XCTAssertEqual(streamed.map(\.path), inMemory.paths)
         for (a, b) in zip(streamed, inMemory.files) {
             XCTAssertEqual(a.bytes, b.bytes, a.path)
         }
+        let hello = String(decoding: try XCTUnwrap(streamed.first { $0.path == "posts/hello/index.html" }).bytes, as: UTF8.self)
+        XCTAssertTrue(hello.contains("<p>二番目の記事: 本文です。"), "the related post's summary: \(hello)")
     }
 
     func testStreamingBuildReportsPhasesMadeBesideThePages() throws {
         let site = try SiteBuilder.build(BuildOptions(siteDirectory: try Fixtures.copy("basic"), now: Fixtures.now), console: nil) { _ in }
         let phases = site.timings.map(\.phase)
-        XCTAssertEqual(phases, ["theme", "content", "assemble", "render", "+feeds", "+json", "+sitemap", "search", "static"])
+        XCTAssertEqual(phases, ["theme", "content", "assemble", "posts", "render", "+feeds", "+json", "+sitemap", "search", "static"])
         XCTAssertTrue(site.timings.allSatisfy { $0.seconds >= 0 })
     }
 
