@@ -23,3 +23,110 @@ public enum WorkShare {
         DispatchQueue.concurrentPerform(iterations: max(1, min(workers, count))) { worker in work(worker, claim) }
     }
 }
+
+extension WorkShare {
+    /// Makes `make(index)` for every index below `count` on up to `workers` threads (the caller's
+    /// among them) and hands the results to `deliver` in order, `chunk` at a time, as soon as a
+    /// chunk is complete: the workers never wait for each other at a chunk's end (`run` over one
+    /// chunk after another left a core idle at each one's end while the other finished its last
+    /// batch). `setUp(worker)` gives worker `worker` its `make`. `deliver` is called once per
+    /// chunk, in order, never twice at once, on whichever worker completed the chunks before it,
+    /// and may block (a writer that is behind): the others go on, at most `window` chunks ahead
+    /// of the last one delivered, so that at most `window + 1` chunks of results are in memory.
+    /// Once `deliver` returns false, no more chunks are delivered, no more batches are started,
+    /// and `ordered` returns false.
+    @discardableResult
+    public static func ordered<T>(count: Int, workers: Int, batch: Int, chunk: Int, window: Int = 2,
+                                  setUp: (_ worker: Int) -> (_ index: Int) -> T,
+                                  deliver: (_ range: Range<Int>, _ results: [T]) -> Bool) -> Bool {
+        guard count > 0 else { return true }
+        let chunkSize = max(1, chunk)
+        let step = max(1, min(batch, chunkSize))
+        let chunks = (count + chunkSize - 1) / chunkSize
+        let slots = UnsafeMutablePointer<T?>.allocate(capacity: count)
+        slots.initialize(repeating: nil, count: count)
+        defer { slots.deinitialize(count: count); slots.deallocate() }
+        let lock = Mutex()
+        // Chunks that may start: one per chunk delivered, `window` to begin with.
+        let permits = DispatchSemaphore(value: max(1, window))
+        var next = 0
+        var done = [Int](repeating: 0, count: chunks)
+        var delivered = 0
+        var delivering = false
+        var stopped = false
+        // Every wait and signal of `permits`, so that it is left as it began (libdispatch traps
+        // when a semaphore goes with a value below its first one).
+        var waits = 0
+        var signals = 0
+        let threads = max(1, min(workers, count))
+
+        func range(of chunk: Int) -> Range<Int> { chunk * chunkSize ..< min(count, (chunk + 1) * chunkSize) }
+
+        /// The next batch (never across a chunk's end), waiting for a permit when it starts a chunk.
+        func claim() -> Range<Int>? {
+            let claimed: Range<Int>? = lock.withLock {
+                guard !stopped, next < count else { return nil }
+                let start = next
+                next = min(count, start + step, (start / chunkSize + 1) * chunkSize)
+                return start..<next
+            }
+            guard let claimed else { return nil }
+            if claimed.lowerBound % chunkSize == 0 {
+                lock.withLock { waits += 1 }
+                permits.wait()
+                if lock.withLock({ stopped }) { return nil }
+            }
+            return claimed
+        }
+
+        /// Records a finished batch and delivers every chunk complete in order, unless another
+        /// worker is delivering (it delivers this one too once it is done with its own).
+        func finished(_ batch: Range<Int>) {
+            lock.withLock {
+                done[batch.lowerBound / chunkSize] += batch.count
+            }
+            var delivering_ = false
+            lock.withLock {
+                if !delivering { delivering = true; delivering_ = true }
+            }
+            guard delivering_ else { return }
+            while true {
+                let ready: Int? = lock.withLock {
+                    guard !stopped, delivered < chunks, done[delivered] == range(of: delivered).count else {
+                        delivering = false
+                        return nil
+                    }
+                    return delivered
+                }
+                guard let ready else { return }
+                let r = range(of: ready)
+                let results = r.map { index -> T in
+                    let result = slots[index]!
+                    slots[index] = nil
+                    return result
+                }
+                let goOn = deliver(r, results)
+                let wake = lock.withLock {
+                    delivered += 1
+                    if !goOn { stopped = true }
+                    // Once stopped, every worker waiting for a permit is woken to find it out.
+                    let wake = goOn ? 1 : threads
+                    signals += wake
+                    return wake
+                }
+                for _ in 0..<wake { permits.signal() }
+            }
+        }
+
+        DispatchQueue.concurrentPerform(iterations: threads) { worker in
+            let make = setUp(worker)
+            while let batch = claim() {
+                for index in batch { (slots + index).pointee = make(index) }
+                finished(batch)
+            }
+        }
+        let missing = lock.withLock { waits - signals }
+        for _ in 0..<max(0, missing) { permits.signal() }
+        return lock.withLock { !stopped && delivered == chunks }
+    }
+}

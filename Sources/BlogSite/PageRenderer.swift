@@ -216,31 +216,75 @@ struct PageRenderer {
         }
     }
 
-    /// `blog build`'s post pages for the posts in `range`, each made right after its body is
-    /// rendered (`bodies[index]`, with `markdown`), on all cores; only when
-    /// `postPagesNeedOnlyOwnBody`: the related posts' list-item views lack what their bodies give.
-    /// Returns the pages, the posts with their bodies and their completed list-item views.
-    func renderPosts(_ range: Range<Int>, bodies: [ContentLoader.PendingBody], markdown: ContentLoader.BodyRenderer) throws
-        -> (files: [OutputFile], posts: [Post], summaries: [MustacheValue]) {
-        var posts = [Post?](repeating: nil, count: range.count)
-        var summaries = [MustacheValue](repeating: .null, count: range.count)
-        let files = try posts.withUnsafeMutableBufferPointer { postBuffer in
-            try summaries.withUnsafeMutableBufferPointer { summaryBuffer in
-                let postsOut = postBuffer, summariesOut = summaryBuffer
-                return try renderAll(range.count) { n, views in
-                    let index = range.lowerBound + n
-                    var post = model.posts[index]
-                    markdown.render(bodies[index], into: &post)
-                    let item = completedSummary(index, post: post)
-                    postsOut[n] = post
-                    summariesOut[n] = item
-                    let (template, path, context) = postView(index, post: post, item: item, views: views)
-                    let bytes = try theme.library.renderBytes(template, context, capacity: post.content.html.utf8.count + 10_240, lane: views.lane)
-                    return OutputFile(path: path, bytes: bytes)
+    /// A post's page made by `renderPostsInOrder`, with the post (now with its body) and its
+    /// completed list-item view.
+    struct MadePost {
+        var file: OutputFile
+        var post: Post
+        var summary: MustacheValue
+    }
+
+    /// `blog build`'s post pages, each made right after its post's body is rendered
+    /// (`bodies[index]`, with `markdown`), on all cores; only when `postPagesNeedOnlyOwnBody`: the
+    /// related posts' list-item views lack what their bodies give. The pages, the posts with their
+    /// bodies and their completed list-item views go to `deliver` `chunk` posts at a time, as
+    /// `inOrder` hands them on.
+    func renderPostsInOrder(bodies: UnsafeBufferPointer<ContentLoader.PendingBody>, markdown: ContentLoader.BodyRenderer, chunk: Int,
+                            deliver: (_ range: Range<Int>, _ made: [MadePost]) throws -> Void) throws {
+        precondition(bodies.count == model.posts.count, "one body per post")
+        try inOrder(count: model.posts.count, chunk: chunk, { index, views in
+            var post = model.posts[index]
+            markdown.render(bodies[index], into: &post)
+            let item = completedSummary(index, post: post)
+            let (template, path, context) = postView(index, post: post, item: item, views: views)
+            let bytes = try theme.library.renderBytes(template, context, capacity: post.content.html.utf8.count + 10_240, lane: views.lane)
+            return MadePost(file: OutputFile(path: path, bytes: bytes), post: post, summary: item)
+        }, deliver: deliver)
+    }
+
+    /// The pages of `jobs`, handed to `deliver` `chunk` pages at a time, as `inOrder` hands them on.
+    func renderInOrder(_ jobs: [PageJob], chunk: Int, deliver: (_ files: [OutputFile]) throws -> Void) throws {
+        try inOrder(count: jobs.count, chunk: chunk, { index, views in try render(jobs[index], views: views) },
+                    deliver: { _, files in try deliver(files) })
+    }
+
+    /// `make(index, views)` for every index below `count` on all cores (`views` being the
+    /// worker's own `sharedViews`), the results handed to `deliver` `chunk` at a time, in order,
+    /// one chunk at a time: the workers go on with the next indices meanwhile, instead of waiting
+    /// for each other at each chunk's end (see `WorkShare.ordered`). A page's error stops the
+    /// work: the errors of its chunk are thrown together (as `render` throws a batch's) and no
+    /// later chunk is handed on; so does an error `deliver` throws.
+    private func inOrder<T>(count: Int, chunk: Int, _ make: (Int, SharedViews) throws -> T,
+                            deliver: (_ range: Range<Int>, _ results: [T]) throws -> Void) throws {
+        var thrown: Error?
+        // Each worker's closure lives only as long as `ordered` runs.
+        withoutActuallyEscaping(make) { make in
+            WorkShare.ordered(count: count, workers: sharedViews.count, batch: 4, chunk: chunk, setUp: { worker in
+                var views = sharedViews[worker]
+                // Held by this worker until it has nothing left to make (the closure goes with it).
+                views.lane = theme.library.claimLane()
+                return { index in Result { try make(index, views) }.mapError(PageRenderer.diagnostic) }
+            }, deliver: { range, results in
+                var made: [T] = []
+                made.reserveCapacity(results.count)
+                var failures: [Diagnostic] = []
+                for result in results {
+                    switch result {
+                    case .success(let value): made.append(value)
+                    case .failure(let failure): failures.append(failure)
+                    }
                 }
-            }
+                do {
+                    if !failures.isEmpty { throw PageRenderer.diagnostics(failures) }
+                    try deliver(range, made)
+                    return true
+                } catch {
+                    thrown = error
+                    return false
+                }
+            })
         }
-        return (files, posts.map { $0! }, summaries)
+        if let thrown { throw thrown }
     }
 
     /// The list-item view of post `index` (built without its body) with the summary and the
@@ -280,21 +324,31 @@ struct PageRenderer {
                         for index in range {
                             do {
                                 out[index] = try make(index, views)
-                            } catch let error as MustacheError {
-                                failed[index] = .error(error.message, at: SourceLocation(file: error.path, line: error.line, column: error.column))
-                            } catch let diagnostic as Diagnostic {
-                                failed[index] = diagnostic
                             } catch {
-                                failed[index] = .error("\(error)")
+                                failed[index] = PageRenderer.diagnostic(error)
                             }
                         }
                     }
                 }
             }
         }
-        let errors = Array(Set(failures.compactMap { $0 })).sorted { $0.description < $1.description }
-        if !errors.isEmpty { throw DiagnosticList(Array(errors.prefix(20))) }
+        let errors = failures.compactMap { $0 }
+        if !errors.isEmpty { throw PageRenderer.diagnostics(errors) }
         return outputs.compactMap { $0 }
+    }
+
+    /// A page's error as a diagnostic (a template's names its file and line).
+    static func diagnostic(_ error: Error) -> Diagnostic {
+        switch error {
+        case let error as MustacheError: .error(error.message, at: SourceLocation(file: error.path, line: error.line, column: error.column))
+        case let diagnostic as Diagnostic: diagnostic
+        default: .error("\(error)")
+        }
+    }
+
+    /// The pages' errors, each once, in a fixed order, at most 20.
+    static func diagnostics(_ errors: [Diagnostic]) -> DiagnosticList {
+        DiagnosticList(Array(Array(Set(errors)).sorted { $0.description < $1.description }.prefix(20)))
     }
 
     /// One page: its view model, the template and the view model's release. Not inlined, so that

@@ -24,4 +24,84 @@ final class WorkShareTests: XCTestCase {
             XCTAssertTrue(workersSeen.allSatisfy { $0 >= 0 && $0 < max(1, min(workers, count)) }, "workers \(workersSeen)")
         }
     }
+
+    func testOrderedDeliversEveryChunkOnceInOrderWithEachIndexMadeOnce() {
+        for (count, workers, batch, chunk) in [(0, 2, 4, 8), (1, 2, 4, 8), (10, 1, 3, 4), (1_000, 2, 4, 128), (1_001, 4, 16, 100), (37, 3, 0, 0), (64, 2, 8, 5)] {
+            let lock = Mutex()
+            var made = [Int](repeating: 0, count: count)
+            var ranges: [Range<Int>] = []
+            var delivered: [Int] = []
+            var concurrentDeliveries = 0
+            var deliveringNow = 0
+            let finished = WorkShare.ordered(count: count, workers: workers, batch: batch, chunk: chunk, setUp: { worker in
+                { index in
+                    lock.withLock { made[index] += 1 }
+                    return index * 3 + worker * 0
+                }
+            }, deliver: { range, results in
+                lock.withLock {
+                    deliveringNow += 1
+                    concurrentDeliveries = max(concurrentDeliveries, deliveringNow)
+                }
+                // A slow consumer, so that the workers run ahead while a chunk is delivered.
+                usleep(200)
+                lock.withLock {
+                    ranges.append(range)
+                    delivered += results
+                    deliveringNow -= 1
+                }
+                return true
+            })
+            let size = max(1, chunk)
+            XCTAssertTrue(finished)
+            XCTAssertEqual(made, [Int](repeating: 1, count: count), "each index made once (count \(count))")
+            XCTAssertEqual(delivered, (0..<count).map { $0 * 3 }, "results in order (count \(count))")
+            XCTAssertEqual(ranges, stride(from: 0, to: count, by: size).map { $0 ..< min(count, $0 + size) }, "whole chunks in order")
+            XCTAssertLessThanOrEqual(concurrentDeliveries, 1, "one delivery at a time")
+        }
+    }
+
+    func testOrderedKeepsTheWorkersWithinTheWindowOfTheLastChunkDelivered() {
+        let lock = Mutex()
+        var delivered = 0
+        var furthest = 0
+        let chunk = 10, window = 2
+        WorkShare.ordered(count: 400, workers: 4, batch: 2, chunk: chunk, window: window, setUp: { _ in
+            { index in
+                lock.withLock {
+                    // The chunk being made may be at most `window` chunks past the delivered ones.
+                    furthest = max(furthest, index / chunk - delivered)
+                }
+                return index
+            }
+        }, deliver: { _, _ in
+            usleep(500)
+            lock.withLock { delivered += 1 }
+            return true
+        })
+        XCTAssertEqual(delivered, 40)
+        XCTAssertLessThanOrEqual(furthest, window, "made a chunk \(furthest) chunks past the last delivered")
+        XCTAssertGreaterThanOrEqual(furthest, 1, "the workers never ran ahead of a delivery")
+    }
+
+    func testOrderedStopsWhenDeliverSaysSo() {
+        for workers in [1, 2, 4] {
+            let lock = Mutex()
+            var deliveries: [Range<Int>] = []
+            var made = 0
+            let finished = WorkShare.ordered(count: 1_000, workers: workers, batch: 4, chunk: 16, setUp: { _ in
+                { index in
+                    lock.withLock { made += 1 }
+                    return index
+                }
+            }, deliver: { range, _ in
+                lock.withLock { deliveries.append(range) }
+                return range.lowerBound < 32
+            })
+            XCTAssertFalse(finished)
+            XCTAssertEqual(deliveries, [0..<16, 16..<32, 32..<48], "workers \(workers)")
+            // No batch starts after the stop beyond the window's chunks already under way.
+            XCTAssertLessThan(made, 1_000, "workers \(workers)")
+        }
+    }
 }

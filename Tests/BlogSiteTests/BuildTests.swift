@@ -91,6 +91,74 @@ final class BuildTests: XCTestCase {
         }
     }
 
+    /// A site of `count` posts (p0 the oldest), with `extra` files beside them; the posts in
+    /// `updated` have an `updated` date.
+    private func manyPosts(_ count: Int, updated: Set<Int> = [], extra: [String: String] = [:]) throws -> URL {
+        var files = extra
+        for n in 0..<count {
+            let day = Date(timeIntervalSince1970: 1_600_000_000 + Double(n) * 86_400)
+            let date = ISO8601DateFormatter().string(from: day)
+            let tags = n % 7 == 0 ? "[Swift, iOS]" : n % 3 == 0 ? "[Swift]" : "[Go]"
+            let update = updated.contains(n) ? "updated: \(ISO8601DateFormatter().string(from: day.addingTimeInterval(3_600)))\n" : ""
+            files["content/posts/p\(n).md"] = "---\ntitle: Post \(n)\ndate: \(date)\n\(update)tags: \(tags)\n---\n## Part \(n)\n\nText of post \(n) with `code`.\n\n```swift\nlet n = \(n)\n```\n"
+        }
+        return try Fixtures.site(files)
+    }
+
+    func testStreamingBuildOfManyChunksGivesTheSameFilesWithPostPagesInOrder() throws {
+        // 300 posts: the posts phase hands pages on 128 at a time while the workers go on with
+        // the next ones; the pages must be the in-memory build's, and handed on in the posts'
+        // order (newest first), each once.
+        let source = try manyPosts(300)
+        let inMemory = try build(source)
+        var streamed: [OutputFile] = []
+        let site = try SiteBuilder.build(BuildOptions(siteDirectory: source, now: Fixtures.now), console: nil) { streamed += $0 }
+        XCTAssertEqual(site.files.count, 0)
+        let postPages = streamed.map(\.path).filter { $0.hasPrefix("posts/post-") }
+        XCTAssertEqual(postPages, (0..<300).reversed().map { "posts/post-\($0)/index.html" }, "post pages newest first, each once")
+        streamed.sort { $0.path < $1.path }
+        XCTAssertEqual(streamed.map(\.path), inMemory.paths)
+        for (a, b) in zip(streamed, inMemory.files) {
+            XCTAssertEqual(a.bytes, b.bytes, a.path)
+        }
+    }
+
+    func testTemplateErrorInALatePostStopsTheStreamingBuildWithItsLocation() throws {
+        // Only updated posts reach the partial that nests itself without end: p10, in the third
+        // chunk of 128 posts (newest first: p299…p172, p171…p44, p43…p0). The build must fail
+        // with the partial's location, once, after handing on the pages of the two chunks
+        // before and of none after.
+        let source = try manyPosts(300, updated: [10], extra: [
+            "blog.yml": "theme: mine\n",
+            "themes/mine/templates/post.mustache": "<p>{{post.title}}</p>\n{{#post.has_updated}}{{> partials/deep}}{{/post.has_updated}}\n",
+            "themes/mine/templates/partials/deep.mustache": "{{#post}}x{{> partials/deep}}{{/post}}",
+        ])
+        var handed: [String] = []
+        let messages = errors {
+            _ = try SiteBuilder.build(BuildOptions(siteDirectory: source, now: Fixtures.now), console: nil) { handed += $0.map(\.path) }
+        }
+        XCTAssertEqual(messages, ["themes/mine/templates/partials/deep.mustache:1:11: error: templates nested more than 200 levels deep (recursive partial or block?)"])
+        XCTAssertEqual(handed.filter { $0.hasPrefix("posts/") }, (44..<300).reversed().map { "posts/post-\($0)/index.html" })
+    }
+
+    func testTemplateErrorInAListPageStopsTheStreamingBuildWithItsLocation() throws {
+        // The tag pages come after the posts, 128 pages at a time, and reach a partial that
+        // nests itself without end: one error, and no page of the failing batch handed on.
+        let source = try manyPosts(300, extra: [
+            "layouts/tag.mustache": "<h1>{{tag.name}}</h1>\n{{> partials/deep}}\n",
+            "layouts/partials/deep.mustache": "{{#tag}}x{{> partials/deep}}{{/tag}}",
+        ])
+        var handed: [String] = []
+        let messages = errors {
+            _ = try SiteBuilder.build(BuildOptions(siteDirectory: source, now: Fixtures.now), console: nil) { handed += $0.map(\.path) }
+        }
+        XCTAssertEqual(messages.count, 1, messages.joined(separator: "\n"))
+        XCTAssertTrue(messages.first?.hasPrefix("layouts/partials/deep.mustache:1:") == true, messages.joined())
+        XCTAssertTrue(messages.first?.hasSuffix("error: templates nested more than 200 levels deep (recursive partial or block?)") == true, messages.joined())
+        XCTAssertFalse(handed.contains { $0.hasPrefix("tags/") && $0.hasSuffix(".html") }, "a failing page was handed on")
+        XCTAssertEqual(handed.filter { $0.hasPrefix("posts/post-") }.count, 300, "every post page came before")
+    }
+
     func testStreamingBuildWithRelatedSummariesInThePostTemplateGivesTheSameFiles() throws {
         // A post template that shows the related posts' summaries and reading times, which come
         // from those posts' bodies: `blog build` cannot make a post's page as soon as its own body
