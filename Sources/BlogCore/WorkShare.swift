@@ -82,14 +82,13 @@ extension WorkShare {
         /// Records a finished batch and delivers every chunk complete in order, unless another
         /// worker is delivering (it delivers this one too once it is done with its own).
         func finished(_ batch: Range<Int>) {
-            lock.withLock {
+            let deliversHere: Bool = lock.withLock {
                 done[batch.lowerBound / chunkSize] += batch.count
+                if delivering { return false }
+                delivering = true
+                return true
             }
-            var delivering_ = false
-            lock.withLock {
-                if !delivering { delivering = true; delivering_ = true }
-            }
-            guard delivering_ else { return }
+            guard deliversHere else { return }
             while true {
                 let ready: Int? = lock.withLock {
                     guard !stopped, delivered < chunks, done[delivered] == range(of: delivered).count else {

@@ -198,7 +198,10 @@ struct PageRenderer {
 
     /// Renders the given pages on all cores, in order. Template errors are collected and thrown together.
     func render(_ jobs: [PageJob]) throws -> [OutputFile] {
-        try renderAll(jobs.count) { index, views in try render(jobs[index], views: views) }
+        var files: [OutputFile] = []
+        // One chunk: the pages are handed on together once all are made.
+        try renderInOrder(jobs, chunk: jobs.count) { files = $0 }
+        return files
     }
 
     /// Whether `blog build` may make each post's page as soon as that post's body is rendered
@@ -304,37 +307,6 @@ struct PageRenderer {
         renderer.model = model
         renderer.postSummaries = summaries
         return renderer
-    }
-
-    /// `count` pages on all cores, in order: one worker per core takes them a few at a time and
-    /// makes page `index` with `make(index, views)`, `views` being the worker's own `sharedViews`.
-    /// Template errors are collected and thrown together.
-    private func renderAll(_ count: Int, _ make: (Int, SharedViews) throws -> OutputFile) throws -> [OutputFile] {
-        var outputs = [OutputFile?](repeating: nil, count: count)
-        var failures = [Diagnostic?](repeating: nil, count: count)
-        outputs.withUnsafeMutableBufferPointer { outputBuffer in
-            failures.withUnsafeMutableBufferPointer { failureBuffer in
-                let out = outputBuffer
-                let failed = failureBuffer
-                WorkShare.run(count: count, workers: sharedViews.count, batch: 4) { worker, claim in
-                    var views = sharedViews[worker]
-                    // Held by this worker until it has no pages left.
-                    views.lane = theme.library.claimLane()
-                    while let range = claim() {
-                        for index in range {
-                            do {
-                                out[index] = try make(index, views)
-                            } catch {
-                                failed[index] = PageRenderer.diagnostic(error)
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        let errors = failures.compactMap { $0 }
-        if !errors.isEmpty { throw PageRenderer.diagnostics(errors) }
-        return outputs.compactMap { $0 }
     }
 
     /// A page's error as a diagnostic (a template's names its file and line).
