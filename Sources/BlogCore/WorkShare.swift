@@ -47,17 +47,20 @@ extension WorkShare {
         slots.initialize(repeating: nil, count: count)
         defer { slots.deinitialize(count: count); slots.deallocate() }
         let lock = Mutex()
-        // Chunks that may start: one per chunk delivered, `window` to begin with.
-        let permits = DispatchSemaphore(value: max(1, window))
+        let ahead = max(1, window)
+        // Chunk c may start once chunk c - `ahead` is delivered: its gate is signalled then (or
+        // when the work stops), once, and waited on once, by the worker that claims its first
+        // batch. One gate per chunk, not one semaphore counting permits: with a count, a worker
+        // that claimed a chunk's start and was preempted before it waited could have its permit
+        // taken by a later chunk's claimer; then nothing could complete the earlier chunk and
+        // every worker waited for ever.
+        let gates = (0..<chunks).map { _ in DispatchSemaphore(value: 0) }
+        var opened = ahead // Gates below this one are open (the first `ahead` never close).
         var next = 0
         var done = [Int](repeating: 0, count: chunks)
         var delivered = 0
         var delivering = false
         var stopped = false
-        // Every wait and signal of `permits`, so that it is left as it began (libdispatch traps
-        // when a semaphore goes with a value below its first one).
-        var waits = 0
-        var signals = 0
         let threads = max(1, min(workers, count))
 
         func range(of chunk: Int) -> Range<Int> { chunk * chunkSize ..< min(count, (chunk + 1) * chunkSize) }
@@ -71,9 +74,9 @@ extension WorkShare {
                 return start..<next
             }
             guard let claimed else { return nil }
-            if claimed.lowerBound % chunkSize == 0 {
-                lock.withLock { waits += 1 }
-                permits.wait()
+            let chunk = claimed.lowerBound / chunkSize
+            if claimed.lowerBound % chunkSize == 0, chunk >= ahead {
+                gates[chunk].wait()
                 if lock.withLock({ stopped }) { return nil }
             }
             return claimed
@@ -105,15 +108,15 @@ extension WorkShare {
                     return result
                 }
                 let goOn = deliver(r, results)
-                let wake = lock.withLock {
+                let open: Range<Int> = lock.withLock {
                     delivered += 1
                     if !goOn { stopped = true }
-                    // Once stopped, every worker waiting for a permit is woken to find it out.
-                    let wake = goOn ? 1 : threads
-                    signals += wake
-                    return wake
+                    // Once stopped, every gate opens, so that a worker waiting at one finds it out.
+                    let open = opened ..< max(opened, goOn ? min(chunks, delivered + ahead) : chunks)
+                    opened = open.upperBound
+                    return open
                 }
-                for _ in 0..<wake { permits.signal() }
+                for gate in open { gates[gate].signal() }
             }
         }
 
@@ -124,8 +127,6 @@ extension WorkShare {
                 finished(batch)
             }
         }
-        let missing = lock.withLock { waits - signals }
-        for _ in 0..<max(0, missing) { permits.signal() }
         return lock.withLock { !stopped && delivered == chunks }
     }
 }
