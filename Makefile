@@ -27,15 +27,18 @@ debug: deps
 build: release
 	$(BLOG_RELEASE) build --source . --output public
 
+# $(call within,MINUTES,WHAT,COMMAND): runs COMMAND, stopped after MINUTES with a message naming WHAT.
+within = timeout --kill-after=30 $$(($(1) * 60)) $(3) || { rc=$$?; [ $$rc -ne 124 ] || echo "make test: $(2) did not finish within $(1) minutes (the last one named above hung)" >&2; exit $$rc; }
+
 ## Runs the whole test suite: Swift unit and end-to-end tests, then the browser and validator checks.
 ## The Swift tests print line by line (so a test that hangs is the last one named, not one a few
 ## kilobytes of buffered output earlier) and are stopped after 20 minutes (they take about one);
 ## the integration tests (half a minute) after 15, so that a hang fails well within CI's time.
 test: test-deps
 	$(SWIFT) build --build-tests
-	timeout --kill-after=30 1200 stdbuf -oL -eL $(SWIFT) test --skip-build || { rc=$$?; [ $$rc -ne 124 ] || echo "make test: the Swift tests did not finish within 20 minutes; the last test named above hung" >&2; exit $$rc; }
+	$(call within,20,the Swift tests,stdbuf -oL -eL $(SWIFT) test --skip-build)
 	$(SWIFT) build --product blog
-	BLOG=$(BLOG_DEBUG) timeout --kill-after=30 900 .venv/bin/python -m pytest -q Tests/integration || { rc=$$?; [ $$rc -ne 124 ] || echo "make test: the integration tests did not finish within 15 minutes" >&2; exit $$rc; }
+	BLOG=$(BLOG_DEBUG) $(call within,15,the integration tests,.venv/bin/python -m pytest -q Tests/integration)
 
 swift-test: deps
 	$(SWIFT) test

@@ -111,8 +111,8 @@ final class WorkShareTests: XCTestCase {
     /// counting permits, a later chunk's claimer could take the permit meant for the earlier one,
     /// and the run hung in about one try in three of the tests above on a loaded 2-core machine.
     func testOrderedFinishesWhenWorkersArePreemptedAtAnyPoint() {
-        final class Flag: Sendable { let value = Atomic<Int>(0) }
-        let stop = Flag()
+        final class Shared: Sendable { let value = Atomic<Int>(0) }
+        let stop = Shared()
         let busy = (0..<(2 * ProcessInfo.processInfo.activeProcessorCount)).map { _ in
             let thread = Thread {
                 var x = 0
@@ -125,7 +125,7 @@ final class WorkShareTests: XCTestCase {
         defer { stop.value.store(1, ordering: .relaxed); _ = busy }
         for round in 0..<20 {
             let finished = DispatchSemaphore(value: 0)
-            let result = Flag()
+            let result = Shared()
             Thread {
                 var sum = 0
                 let workers = 2 + round % 3
