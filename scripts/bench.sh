@@ -63,6 +63,7 @@ for n in "${sizes[@]}"; do
   if [ ! -f "$dir/.stamp" ] || [ "$(cat "$dir/.stamp")" != "$stamp" ]; then
     echo "bench: generating $n posts into $dir" >&2
     rm -rf "$dir"
+    date +%s > .bench/.last-delete # run.py waits for freed inodes to settle (see GARBAGE there)
     python3 scripts/gen_corpus.py "$dir" --posts "$n" --seed "$seed" --size "$post_size"
     printf '%s\n' "$stamp" > "$dir/.stamp"
   fi

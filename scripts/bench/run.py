@@ -53,14 +53,20 @@ def timed(cmd, cwd=None):
 
 
 # Folders to delete once everything is measured. Deleting a large output folder and building again
-# at once makes the next build pay for it: on ext4 without a journal (this machine's disk) the inode
-# allocator skips every inode freed in the last 60 s (5 minutes while its block is dirty) one by one,
-# which tripled the kernel time of a 10,000-post build. So each full build (blog's and Hugo's) writes
-# into a folder of its own, nothing is deleted until the end, and `settle()` waits out deletions
-# made just before a measurement (a previous bench's leftovers, the serve test's corpus copy).
+# soon after makes the next build pay for it: on ext4 without a journal (this machine's disk) the
+# inode allocator skips, one by one and from the start of the group for every new inode, each inode
+# freed in the last 60 s, or in the last 360 s when its inode-table block is dirty (the kernel's
+# RECENTCY_MIN and RECENTCY_DIRTY in fs/ext4/ialloc.c). A new build dirties those blocks itself as
+# it takes the inodes beside them, so a build a minute or two after deleting 30,000 inodes spent
+# a third of its samples in `recently_deleted` and `find_get_block_common` (docs/benchmarks.md,
+# "Twentieth round"). So nothing on the disk is deleted before a measurement: each full build
+# (blog's and Hugo's) writes into a folder of its own, a previous bench's leftovers are renamed
+# aside (`retire`), everything goes at the end, and the time of that deletion is kept in
+# DELETE_STAMP so that `settle()` in the next bench waits out the rest of SETTLE_S.
 GARBAGE = []
-LAST_DELETE = [0.0]
-SETTLE_S = 62.0
+LAST_DELETE = [0.0]  # time.time() of the last deletion on the disk
+SETTLE_S = 370.0
+DELETE_STAMP = [None]  # path of the file holding the time of the last bench's deletion
 
 
 # Memory, too, is dearer here some seconds after it was freed than at once (docs/benchmarks.md,
@@ -88,30 +94,52 @@ def cool():
         time.sleep(wait)
 
 
-def discard(path):
-    """Deletes path now (counted by settle())."""
+def retire(path, work):
+    """Moves a leftover folder aside (a rename frees no inode) to be deleted at the end."""
     if os.path.exists(path):
+        trash = os.path.join(work, "trash")
+        os.makedirs(trash, exist_ok=True)
+        aside = os.path.join(trash, f"{os.path.basename(path)}-{os.getpid()}-{len(GARBAGE)}")
+        os.rename(path, aside)
+        GARBAGE.append(aside)
+
+
+def delete_garbage():
+    """Deletes every folder kept for the end and notes when (for the next bench's settle())."""
+    if not GARBAGE:
+        return
+    for path in GARBAGE:
         shutil.rmtree(path, ignore_errors=True)
-        LAST_DELETE[0] = time.monotonic()
-        freed()
+    GARBAGE.clear()
+    LAST_DELETE[0] = time.time()
+    if DELETE_STAMP[0]:
+        with open(DELETE_STAMP[0], "w", encoding="utf-8") as f:
+            f.write(f"{LAST_DELETE[0]:.0f}\n")
 
 
 def settle():
-    """Writes dirty buffers back and waits until SETTLE_S have passed since the last deletion and
-    COOL_S since memory was last freed."""
-    if LAST_DELETE[0] != 0.0:
-        subprocess.run(["sync"], check=False)
-        wait = SETTLE_S - (time.monotonic() - LAST_DELETE[0])
-        if wait > 0:
-            log(f"    waiting {wait:.0f} s for freed inodes to settle (see GARBAGE in run.py)")
-            time.sleep(wait)
+    """Before a timed build: writes the dirty pages back (so that the previous build's writeback
+    does not run during this one), waits until SETTLE_S have passed since the last deletion on
+    the disk (this bench's or the previous one's) and COOL_S since memory was last freed."""
+    subprocess.run(["sync"], check=False)
+    last = LAST_DELETE[0]
+    if DELETE_STAMP[0] and os.path.exists(DELETE_STAMP[0]):
+        try:
+            with open(DELETE_STAMP[0], encoding="utf-8") as f:
+                last = max(last, float(f.read().strip() or 0))
+        except (OSError, ValueError):
+            pass
+    wait = SETTLE_S - (time.time() - last)
+    if wait > 0:
+        log(f"    waiting {wait:.0f} s for inodes freed on the disk to settle (see GARBAGE in run.py)")
+        time.sleep(wait)
     cool()
 
 
-def run_folder(base, i):
+def run_folder(base, i, work):
     """A fresh output folder for run i, deleted at the end of the bench."""
     path = f"{base}.run{i}"
-    discard(path)
+    retire(path, work)
     GARBAGE.append(path)
     return path
 
@@ -153,8 +181,9 @@ def parse_phases(stderr):
 def bench_blog(blog, bench, corpus, out, runs):
     full = []
     phase_runs = []
-    discard(out)
-    folders = [run_folder(out, i) for i in range(runs)]
+    work = os.path.dirname(out)
+    retire(out, work)
+    folders = [run_folder(out, i, work) for i in range(runs)]
     for i in range(runs):
         settle()
         r = timed([blog, "build", "--source", corpus, "--output", folders[i], "--quiet", "--timings"])
@@ -204,7 +233,7 @@ def bench_blog(blog, bench, corpus, out, runs):
     # The same with --force: the whole pipeline again, writing only what changed (nothing).
     forced = []
     for i in range(runs):
-        cool()
+        settle()
         r = timed([blog, "build", "--source", corpus, "--output", out, "--quiet", "--timings", "--force"])
         forced.append(r)
         log(f"    blog forced no-change rebuild {i + 1}/{runs}: {r['wall_s']:.2f} s wall")
@@ -219,7 +248,7 @@ def ram_builds(blog, corpus, ram, prefix, runs, label, before=None):
     samples = []
     for i in range(runs):
         folder = os.path.join(ram, f"{prefix}{i}")
-        cool()
+        settle()
         note = before() if before else None
         r = timed([blog, "build", "--source", corpus, "--output", folder, "--quiet", "--timings"])
         shutil.rmtree(folder, ignore_errors=True)
@@ -550,11 +579,15 @@ def main():
     # Before anything else touches memory: how much a page of fresh memory costs here.
     log("== machine: fresh memory")
     results["machine"]["memory"] = memory_cost(args.bench)
-    # Outputs of a previous bench go first, all at once (one settle() for all of them).
+    # Outputs of a previous bench are moved aside, to be deleted at the end with this bench's.
+    DELETE_STAMP[0] = os.path.join(args.work, ".last-delete")
+    trash = os.path.join(args.work, "trash")
+    if os.path.isdir(trash):  # left by a bench that stopped early
+        GARBAGE.extend(os.path.join(trash, name) for name in sorted(os.listdir(trash)))
     for spec in args.corpus:
         base = os.path.join(args.work, f"out-{int(spec.split('=', 1)[0])}")
         for leftover in [base, f"{base}.files"] + [f"{base}.run{i}" for i in range(max(args.runs, 10))]:
-            discard(leftover)
+            retire(leftover, args.work)
     for spec in args.corpus:
         n_text, corpus = spec.split("=", 1)
         n = int(n_text)
@@ -588,15 +621,13 @@ def main():
                     q["gzip_bytes"] = total
         if not args.no_serve and n <= args.serve_max_posts:
             log("    serve reload latency…")
-            entry["serve"] = serve_latency.measure(args.blog, corpus)
-            LAST_DELETE[0] = time.monotonic()  # it deletes its copy of the corpus
+            entry["serve"] = serve_latency.measure(args.blog, corpus, garbage=GARBAGE)
             freed()
         else:
             entry["serve"] = {"skipped": "--no-serve" if args.no_serve else f"over --serve-max-posts {args.serve_max_posts}"}
         results["sizes"].append(entry)
 
-    for path in GARBAGE:
-        shutil.rmtree(path, ignore_errors=True)
+    delete_garbage()
     results["elapsed_s"] = time.monotonic() - started
     os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
     with open(args.json, "w", encoding="utf-8") as f:

@@ -67,7 +67,9 @@ def sse_reader(port, events, stop):
         events.put((time.monotonic(), f"__error__ {error}"))
 
 
-def measure(blog, site, samples=5, timeout=60.0):
+def measure(blog, site, samples=5, timeout=60.0, garbage=None):
+    """Edits a post of a copy of site under `blog serve` and times each edit until the reload
+    event. The copy is deleted at the end, or added to `garbage` for the caller to delete later."""
     help_run = subprocess.run([blog, "serve", "--help"], capture_output=True, text=True)
     if help_run.returncode != 0:
         return {"skipped": "`blog serve --help` failed: this build has no serve command"}
@@ -141,7 +143,10 @@ def measure(blog, site, samples=5, timeout=60.0):
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
-        shutil.rmtree(work, ignore_errors=True)
+        if garbage is None:
+            shutil.rmtree(work, ignore_errors=True)
+        else:
+            garbage.append(work)
 
 
 def main():
