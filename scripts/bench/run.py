@@ -99,7 +99,9 @@ def retire(path, work):
     if os.path.exists(path):
         trash = os.path.join(work, "trash")
         os.makedirs(trash, exist_ok=True)
-        aside = os.path.join(trash, f"{os.path.basename(path)}-{os.getpid()}-{len(GARBAGE)}")
+        n = 0
+        while os.path.lexists(aside := os.path.join(trash, f"{os.path.basename(path)}-{os.getpid()}-{n}")):
+            n += 1
         os.rename(path, aside)
         GARBAGE.append(aside)
 
