@@ -5,23 +5,35 @@ import Foundation
 /// merges many into the index. `blog serve` keeps them per post and re-analyzes only a changed post.
 /// A class: an archive's worth of them is copied around (cached, ordered, compared) on every
 /// rebuild of `blog serve`, and a reference is one retain where the struct was a dozen.
-public final class AnalyzedDocument: Sendable {
+///
+/// Immutable once made, but for `releaseTerms()`, which only a `SearchIndexState` made with
+/// `releasingAnalyses` calls, when no other thread reads the terms (hence `@unchecked`).
+public final class AnalyzedDocument: @unchecked Sendable {
     /// The document itself (its store record and its place in the newest-first order).
     public let document: SearchDocument
     /// Positions per field (title, tags, headings, body, code), as averaged in meta.json.
     let fieldLengths: [Int]
     /// Term i is `termBytes[termEnds[i - 1] ..< termEnds[i]]` (UTF-8), each term once.
-    let termBytes: [UInt8]
-    let termEnds: [Int32]
+    private(set) var termBytes: [UInt8]
+    private(set) var termEnds: [Int32]
     /// `TermHash.hash(bytes)` truncated to 32 bits, so merging never rehashes.
-    let termHashes: [UInt32]
+    private(set) var termHashes: [UInt32]
     /// Posting value: field mask | (text occurrences − 1) << 5 (see docs/search-index.md).
-    let values: [Int32]
+    private(set) var values: [Int32]
     /// Bit k: the term occurs at a position ≡ k (mod 6).
-    let residues: [UInt8]
+    private(set) var residues: [UInt8]
 
-    /// Number of distinct terms.
+    /// Number of distinct terms (0 once `releaseTerms()` has run).
     public var termCount: Int { termEnds.count }
+
+    /// Lets the terms go (their memory returns to malloc); the document and its field lengths stay.
+    func releaseTerms() {
+        termBytes = []
+        termEnds = []
+        termHashes = []
+        values = []
+        residues = []
+    }
 
     init(document: SearchDocument, fieldLengths: [Int], termBytes: [UInt8], termEnds: [Int32], termHashes: [UInt32],
          values: [Int32], residues: [UInt8]) {

@@ -560,10 +560,11 @@ public final class IncrementalBuilder: @unchecked Sendable {
         let texts = PostTexts(taking: &model.posts)
         // The index's state is freed on another thread while this one goes on: freeing its 10,000
         // analysed posts object by object held the main thread for ~35 ms with the other core
-        // idle (and keeping it until exit raised the 100,000-post peak by ~150 MB).
+        // idle (and keeping it until exit raised the 100,000-post peak by ~150 MB). It lets the
+        // analyses' terms go once its postings hold them, so the index files reuse that memory.
         var garbage: Unmanaged<SearchIndexState>?
         do {
-            let searchState = SearchIndexState()
+            let searchState = SearchIndexState(releasingAnalyses: true)
             try emit(IndexWriter(model: model, urls: urls).searchIndex(state: searchState, texts: texts))
             garbage = Unmanaged.passRetained(searchState)
         }

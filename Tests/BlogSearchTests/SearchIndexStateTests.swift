@@ -29,6 +29,25 @@ final class SearchIndexStateTests: XCTestCase {
         for p in [2, 3, 7] { assertSame(full(docs, partitions: p), one, "\(p) partitions") }
     }
 
+    /// `blog build`'s state: the same files, and the analyses' terms let go once it has them.
+    func testStateReleasingAnalysesWritesTheSameFilesAndLetsTheTermsGo() {
+        let docs = SearchGoldenTests.corpus()
+        let analyzed = docs.map { SearchIndexBuilder.analyze($0) }
+        let terms = analyzed.reduce(0) { $0 + $1.termCount }
+        XCTAssertGreaterThan(terms, 100)
+        for partitions in [1, 3] {
+            var options = Self.options
+            options.partitions = partitions
+            let fresh = docs.map { SearchIndexBuilder.analyze($0) }
+            let files = SearchIndexState(options: options, releasingAnalyses: true).update(fresh)
+            assertSame(files, full(docs, partitions: partitions), "\(partitions) partitions")
+            XCTAssertEqual(fresh.reduce(0) { $0 + $1.termCount }, 0, "terms left after the update")
+        }
+        // The default state keeps them (blog serve patches the index with them later).
+        _ = SearchIndexState(options: Self.options).update(analyzed)
+        XCTAssertEqual(analyzed.reduce(0) { $0 + $1.termCount }, terms)
+    }
+
     func testIncrementalUpdatesMatchFullBuilds() {
         var docs = SearchGoldenTests.corpus()
         var analyzed = docs.map { SearchIndexBuilder.analyze($0) }
