@@ -64,9 +64,8 @@ def timed(cmd, cwd=None):
 # aside (`retire`), everything goes at the end, and the time of that deletion is kept in
 # DELETE_STAMP so that `settle()` in the next bench waits out the rest of SETTLE_S.
 GARBAGE = []
-LAST_DELETE = [0.0]  # time.time() of the last deletion on the disk
 SETTLE_S = 370.0
-DELETE_STAMP = [None]  # path of the file holding the time of the last bench's deletion
+DELETE_STAMP = [None]  # path of the file holding the time.time() of the last deletion on the disk
 
 
 # Memory, too, is dearer here some seconds after it was freed than at once (docs/benchmarks.md,
@@ -113,10 +112,9 @@ def delete_garbage():
     for path in GARBAGE:
         shutil.rmtree(path, ignore_errors=True)
     GARBAGE.clear()
-    LAST_DELETE[0] = time.time()
     if DELETE_STAMP[0]:
         with open(DELETE_STAMP[0], "w", encoding="utf-8") as f:
-            f.write(f"{LAST_DELETE[0]:.0f}\n")
+            f.write(f"{time.time():.0f}\n")
 
 
 def settle():
@@ -124,11 +122,11 @@ def settle():
     does not run during this one), waits until SETTLE_S have passed since the last deletion on
     the disk (this bench's or the previous one's) and COOL_S since memory was last freed."""
     subprocess.run(["sync"], check=False)
-    last = LAST_DELETE[0]
-    if DELETE_STAMP[0] and os.path.exists(DELETE_STAMP[0]):
+    last = 0.0
+    if DELETE_STAMP[0]:
         try:
             with open(DELETE_STAMP[0], encoding="utf-8") as f:
-                last = max(last, float(f.read().strip() or 0))
+                last = float(f.read().strip() or 0)
         except (OSError, ValueError):
             pass
     wait = SETTLE_S - (time.time() - last)
@@ -138,10 +136,9 @@ def settle():
     cool()
 
 
-def run_folder(base, i, work):
-    """A fresh output folder for run i, deleted at the end of the bench."""
+def run_folder(base, i):
+    """A fresh output folder for run i (main() retired any leftover), deleted at the end of the bench."""
     path = f"{base}.run{i}"
-    retire(path, work)
     GARBAGE.append(path)
     return path
 
@@ -183,9 +180,7 @@ def parse_phases(stderr):
 def bench_blog(blog, bench, corpus, out, runs):
     full = []
     phase_runs = []
-    work = os.path.dirname(out)
-    retire(out, work)
-    folders = [run_folder(out, i, work) for i in range(runs)]
+    folders = [run_folder(out, i) for i in range(runs)]
     for i in range(runs):
         settle()
         r = timed([blog, "build", "--source", corpus, "--output", folders[i], "--quiet", "--timings"])
