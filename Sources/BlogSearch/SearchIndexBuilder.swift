@@ -92,13 +92,20 @@ public enum SearchIndexBuilder {
 
     /// The input indices in newest-first order.
     static func order(_ analyzed: [AnalyzedDocument]) -> [Int] {
-        analyzed.indices.sorted { i, j in
-            let a = analyzed[i].document, b = analyzed[j].document
-            if a.date != b.date { return a.date > b.date }
-            if a.id != b.id { return a.id < b.id }
-            if a.url != b.url { return a.url < b.url }
-            return a.title < b.title
-        }
+        analyzed.indices.sorted { precedes(analyzed[$0].document, analyzed[$1].document) }
+    }
+
+    /// Whether `a` comes before `b` in the index: newest first, then by id, url and title.
+    static func precedes(_ a: SearchDocument, _ b: SearchDocument) -> Bool {
+        if a.date != b.date { return a.date > b.date }
+        if a.id != b.id { return a.id < b.id }
+        if a.url != b.url { return a.url < b.url }
+        return a.title < b.title
+    }
+
+    /// Whether `a` and `b` have the same place in the index order (date, id, url and title).
+    static func samePlace(_ a: SearchDocument, _ b: SearchDocument) -> Bool {
+        a.date == b.date && a.id == b.id && a.url == b.url && a.title == b.title
     }
 
     /// Length in tokens → one alphabet digit (0…63): round(4·log2(1 + length)).

@@ -81,8 +81,7 @@ public final class SearchIndexState: @unchecked Sendable {
         var incremental = !docs.isEmpty && ordered.count == docs.count
         if incremental {
             for i in 0..<ordered.count {
-                let a = ordered[i].document, b = docs[i].document
-                if a.date != b.date || a.id != b.id || a.url != b.url || a.title != b.title { incremental = false; break }
+                if !SearchIndexBuilder.samePlace(ordered[i].document, docs[i].document) { incremental = false; break }
                 if !SearchIndexState.same(ordered[i], docs[i]) { changed.append(i) }
             }
         }
@@ -101,6 +100,21 @@ public final class SearchIndexState: @unchecked Sendable {
         return result
     }
 
+    /// The index files of a full build whose postings were added as its documents came
+    /// (`SearchIndexStream`): `ordered` in index order, each document's postings in each of
+    /// `parts` (`partitionCount` partitions, document i added as i). Starts this state.
+    func updateStreamed(_ ordered: [AnalyzedDocument], parts: [TermPartition]) -> [(path: String, bytes: [UInt8])] {
+        precondition(!updated && parts.count == partitionCount, "a streamed build starts a state, with one part per partition")
+        updated = true
+        lastTimings = []
+        clock = DispatchTime.now().uptimeNanoseconds
+        lastUpdateWasIncremental = false
+        completeFullBuild(ordered, parts: parts)
+        let result = files()
+        lap("files")
+        return result
+    }
+
     /// The input of the last call and its newest-first order.
     private var lastInput: [AnalyzedDocument] = []
     private var lastOrder: [Int] = []
@@ -111,8 +125,7 @@ public final class SearchIndexState: @unchecked Sendable {
         var reuse = analyzed.count == lastInput.count && !analyzed.isEmpty
         if reuse {
             for i in 0..<analyzed.count where analyzed[i] !== lastInput[i] {
-                let a = analyzed[i].document, b = lastInput[i].document
-                if a.date != b.date || a.id != b.id || a.url != b.url || a.title != b.title { reuse = false; break }
+                if !SearchIndexBuilder.samePlace(analyzed[i].document, lastInput[i].document) { reuse = false; break }
             }
         }
         if !reuse { lastOrder = SearchIndexBuilder.order(analyzed) }
@@ -131,8 +144,6 @@ public final class SearchIndexState: @unchecked Sendable {
     // MARK: - Full build
 
     private func buildAll(_ ordered: [AnalyzedDocument]) {
-        docs = ordered
-        sumDocuments()
         let p = partitionCount
         let parts = (0..<p).map { _ in TermPartition() }
         DispatchQueue.concurrentPerform(iterations: p) { index in
@@ -140,12 +151,21 @@ public final class SearchIndexState: @unchecked Sendable {
             for (docID, a) in ordered.enumerated() {
                 part.add(a, doc: Int32(docID), partition: index, of: p)
             }
-            part.finishBase()
         }
-        lap("partitions")
         if releasesAnalyses {
             for a in ordered { a.releaseTerms() }
         }
+        completeFullBuild(ordered, parts: parts)
+    }
+
+    /// The full build's steps after every document's postings are in `parts` (`partitionCount`
+    /// new partitions, document i of `ordered` added as i to each).
+    private func completeFullBuild(_ ordered: [AnalyzedDocument], parts: [TermPartition]) {
+        docs = ordered
+        sumDocuments()
+        let p = partitionCount
+        DispatchQueue.concurrentPerform(iterations: p) { parts[$0].finishBase() }
+        lap("partitions")
         partitions = parts
         // Merge the partitions' sorted terms.
         var lists: [[Int32]] = []

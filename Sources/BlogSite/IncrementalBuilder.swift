@@ -451,9 +451,11 @@ public final class IncrementalBuilder: @unchecked Sendable {
     /// page is made as soon as its body is rendered, first. The feeds, tags.json, posts.json
     /// and the sitemap are made beside the pages, on another thread whose batches are handed to the
     /// sink between page batches, so that both cores stay busy while the render waits on its slowest
-    /// page or on the writer. Then the posts' HTML is let go, and their plain and code texts as the
-    /// search analyses them (the search index, built next, reuses that memory). `model` must hold
-    /// the only references to the HTML and the texts. Returns how many pages were rendered.
+    /// page or on the writer. Then the posts' HTML is let go and the search index is written.
+    /// With `bodies`, the index is made as the posts' pages are (each chunk of posts analysed on
+    /// another thread, their plain and code texts let go then); without, from every post's
+    /// texts after the render, each let go as the search analyses it. `model` must hold the only
+    /// references to the HTML and the texts. Returns how many pages were rendered.
     /// `bodies`: the posts' bodies, in the model's order, when `loadFiles` left them unrendered
     /// (`PageRenderer.postPagesNeedOnlyOwnBody`); nil when every post has its body. Each is let go
     /// once rendered (the caller must hold no other reference to them).
@@ -478,6 +480,9 @@ public final class IncrementalBuilder: @unchecked Sendable {
         // clearing would copy the posts and free nothing).
         var renderer: PageRenderer? = PageRenderer(model: model, theme: theme, summariesFor: nil)
         var rest = jobs[...]
+        // With `bodies`, the search index is made as the posts are (`SearchIndexStream`): each
+        // chunk of posts analysed on another thread once handed on, its texts let go then.
+        var search: SearchIndexStream?
         if bodies != nil {
             // The posts' pages first, each made as soon as its post's body is rendered (on all
             // cores, handed on 128 posts at a time), its HTML let go at once unless a feed lists
@@ -491,16 +496,25 @@ public final class IncrementalBuilder: @unchecked Sendable {
             let markdown = loader.bodyRenderer()
             let inFeeds = FeedWriter.postsInFeeds(model)
             var summaries = renderer!.postSummaries
+            let documents = SearchDocumentMaker(model: model, urls: urls)
+            let stream = SearchIndexStream(places: postColumn(model.posts) { documents.place($0.pointee) })
+            search = stream
             try bodies!.withUnsafeMutableBufferPointer { bodyBuffer in
                 let bodyBuffer = bodyBuffer
                 try renderer!.renderPostsInOrder(bodies: UnsafeBufferPointer(bodyBuffer), markdown: markdown, chunk: 128) { range, made in
+                    var searched: [SearchDocument] = []
+                    searched.reserveCapacity(made.count)
                     for (n, item) in zip(range, made) {
                         var post = item.post
+                        searched.append(documents.document(n, post))
+                        post.content.plainText = ""
+                        post.content.codeText = ""
                         if !inFeeds[n] { post.content.html = "" }
                         model.posts[n] = post
                         summaries[n] = item.summary
                         bodyBuffer[n] = .empty
                     }
+                    stream.add(searched, at: range)
                     try emit(made.map(\.file))
                 }
             }
@@ -549,26 +563,30 @@ public final class IncrementalBuilder: @unchecked Sendable {
         lap("render")
         for (phase, seconds) in beside.timings { record(phase, seconds) }
 
-        // The posts' HTML goes now, and each post's plain and code text once the search has
-        // analysed it: the search's allocations reuse that memory where malloc keeps it. It was
+        // The posts' HTML goes now (and, without `bodies`, each post's plain and code text once
+        // the search has analysed it): the search's allocations reuse that memory where malloc keeps it. It was
         // handed back to the system here before (malloc_trim), and the search then took as much
         // again from the system, page by page. Fresh memory is this VM's largest cost (2-6 ms per
         // MB at first touch, `blog-bench memory`): at 10,000 posts the search phase took 0.5-0.8 s
         // with the trim and 0.25-0.4 s without (docs/benchmarks.md, "Fourteenth round").
         for index in model.posts.indices { model.posts[index].content.html = "" }
         for index in model.pages.indices { model.pages[index].content.html = "" }
-        let texts = PostTexts(taking: &model.posts)
-        // The index's state is freed on another thread while this one goes on: freeing its 10,000
+        // The index is freed on another thread while this one goes on: freeing its 10,000
         // analysed posts object by object held the main thread for ~35 ms with the other core
         // idle (and keeping it until exit raised the 100,000-post peak by ~150 MB). It lets the
         // analyses' terms go once its postings hold them, so the index files reuse that memory.
-        var garbage: Unmanaged<SearchIndexState>?
-        do {
+        var garbage: Unmanaged<AnyObject>?
+        if let stream = search {
+            search = nil
+            try emit(stream.finish().map { OutputFile(path: $0.path, bytes: $0.bytes) })
+            garbage = Unmanaged.passRetained(stream)
+        } else {
+            let texts = PostTexts(taking: &model.posts)
             let searchState = SearchIndexState(releasingAnalyses: true)
             try emit(IndexWriter(model: model, urls: urls).searchIndex(state: searchState, texts: texts))
             garbage = Unmanaged.passRetained(searchState)
         }
-        // Once the scope above has let go, that retain is the state's last owner, so the release
+        // Once the scope above has let go, that retain is the index's last owner, so the release
         // below is the one that frees it.
         if let garbage { DispatchQueue.global(qos: .utility).async { garbage.release() } }
         lap("search")

@@ -115,11 +115,7 @@ struct IndexWriter {
 
     /// The search document of a post.
     func searchDocument(_ index: Int) -> SearchDocument {
-        let post = model.posts[index]
-        return SearchDocument(id: post.id, title: post.title, url: urls.post(post.slug), date: post.date.iso8601,
-                              tags: model.postTags[index].map { model.tags[$0].name },
-                              headings: post.content.headings.map(\.text), body: post.content.plainText,
-                              code: post.content.codeText, summary: post.summary)
+        SearchDocumentMaker.document(model.posts[index], tags: model.postTags[index].map { model.tags[$0].name }, urls: urls)
     }
 
     /// The search index of a build that keeps nothing for the next one (`blog build`): every post
@@ -167,6 +163,37 @@ struct IndexWriter {
         }
         analyzedOut = analyzed.map { $0! }
         return state.update(analyzedOut).map { OutputFile(path: $0.path, bytes: $0.bytes) }
+    }
+}
+
+/// Makes posts' search documents without reading the model, for threads that run while the
+/// model changes (`blog build`'s post pages).
+struct SearchDocumentMaker: Sendable {
+    let urls: URLBuilder
+    let tagNames: [String]
+    let postTags: [[Int]]
+
+    init(model: SiteModel, urls: URLBuilder) {
+        self.urls = urls
+        tagNames = model.tags.map(\.name)
+        postTags = model.postTags
+    }
+
+    /// Post `index`'s search document (its body and code text from `post.content`).
+    func document(_ index: Int, _ post: Post) -> SearchDocument {
+        SearchDocumentMaker.document(post, tags: postTags[index].map { tagNames[$0] }, urls: urls)
+    }
+
+    /// The document as far as its place in the index goes (date, id, url and title).
+    func place(_ post: Post) -> SearchDocument {
+        SearchDocument(id: post.id, title: post.title, url: urls.post(post.slug), date: post.date.iso8601,
+                       tags: [], headings: [], body: "", code: "", summary: "")
+    }
+
+    static func document(_ post: Post, tags: [String], urls: URLBuilder) -> SearchDocument {
+        SearchDocument(id: post.id, title: post.title, url: urls.post(post.slug), date: post.date.iso8601, tags: tags,
+                       headings: post.content.headings.map(\.text), body: post.content.plainText,
+                       code: post.content.codeText, summary: post.summary)
     }
 }
 

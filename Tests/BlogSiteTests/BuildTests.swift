@@ -123,6 +123,32 @@ final class BuildTests: XCTestCase {
         }
     }
 
+    func testStreamingBuildWhosePostsComeOutOfTheSearchOrderGivesTheSameFiles() throws {
+        // Posts of the same date: the site orders them by file name, the search index by id, and
+        // these ids run against the file names, so the posts phase hands the index each post
+        // before the ones that precede it there, which it must hold until those have come.
+        var extra: [String: String] = [:]
+        for n in 0..<300 {
+            let id = String(format: "id%03d", 299 - n)
+            extra["content/posts/same\(String(format: "%03d", n)).md"] =
+                "---\ntitle: Same \(n)\ndate: 2020-09-01T12:00:00+09:00\nid: \(id)\ntags: [Same\(n % 3)]\n---\nWords of post \(n), 記事\(n).\n"
+        }
+        let source = try manyPosts(20, extra: extra)
+        let inMemory = try build(source)
+        var streamed: [OutputFile] = []
+        _ = try SiteBuilder.build(BuildOptions(siteDirectory: source, now: Fixtures.now), console: nil) { streamed += $0 }
+        // A post's id is its slug too: same000.md is posts/id299/.
+        let postPages = streamed.map(\.path).filter { $0.hasPrefix("posts/id") }
+        XCTAssertEqual(postPages.first, "posts/id299/index.html", "the site's order: by file name")
+        XCTAssertEqual(postPages.last, "posts/id000/index.html", "the site's order: by file name")
+        streamed.sort { $0.path < $1.path }
+        XCTAssertEqual(streamed.map(\.path), inMemory.paths)
+        XCTAssertGreaterThan(streamed.filter { $0.path.hasPrefix("search/") }.count, 2)
+        for (a, b) in zip(streamed, inMemory.files) {
+            XCTAssertEqual(a.bytes, b.bytes, a.path)
+        }
+    }
+
     func testTemplateErrorInALatePostStopsTheStreamingBuildWithItsLocation() throws {
         // Only updated posts reach the partial that nests itself without end: p10, in the third
         // chunk of 128 posts (newest first: p299…p172, p171…p44, p43…p0). The build must fail
