@@ -467,14 +467,9 @@ struct FeedWriter {
         (tag?.postIndices ?? Array(model.posts.indices)).prefix(model.config.feedLimit)
     }
 
-    /// Whether each post is listed by a feed (the site's or a tag's): the posts whose HTML the
-    /// feeds read.
-    static func postsInFeeds(_ model: SiteModel) -> [Bool] {
-        var listed = [Bool](repeating: false, count: model.posts.count)
-        for tag in [nil] + model.tags.map(Optional.some) {
-            for index in FeedWriter.listed(tag, in: model) { listed[index] = true }
-        }
-        return listed
+    /// Every feed of the site: the main one, then each tag's, in the model's tag order.
+    static func requests(_ model: SiteModel) -> [Request] {
+        [Request(key: "feed:", tag: nil)] + model.tags.map { Request(key: "feed:" + $0.key, tag: $0) }
     }
 
     /// Builds the requested feeds on all cores; each post's entry is prepared once and shared.
@@ -563,4 +558,56 @@ struct FeedWriter {
     func robots() -> OutputFile {
         OutputFile(path: "robots.txt", bytes: Array("User-agent: *\nAllow: /\n\nSitemap: \(urls.absolute(urls.path("sitemap.xml")))\n".utf8))
     }
+}
+
+/// When a build that makes the posts' pages newest first (`blog build`'s posts phase) can write
+/// each feed: as soon as the last post it lists has its HTML. Each post's HTML is needed until
+/// every feed listing it is written, so a post's HTML is held from its page to its last feed
+/// rather than to the end of the posts (at 10,000 posts, at most ~1,200 posts' HTML at once
+/// instead of the ~2,900 that feeds list).
+struct FeedSchedule {
+    let requests: [FeedWriter.Request]
+    private let listed: [ArraySlice<Int>]
+    /// Request indices by the last post each lists (the newest first).
+    private let byLast: [Int]
+    private var next = 0
+    /// Per post: how many feeds not yet taken list it.
+    private var uses: [Int32]
+    private var taken: [Bool]
+
+    init(_ model: SiteModel) {
+        requests = FeedWriter.requests(model)
+        listed = requests.map { FeedWriter.listed($0.tag, in: model) }
+        let listed = listed
+        byLast = listed.indices.sorted { (listed[$0].last ?? -1, $0) < (listed[$1].last ?? -1, $1) }
+        uses = [Int32](repeating: 0, count: model.posts.count)
+        for slice in listed { for index in slice { uses[index] += 1 } }
+        taken = [Bool](repeating: false, count: requests.count)
+    }
+
+    /// Whether a feed not yet taken lists post `index` (its HTML is still needed).
+    func needsHTML(_ index: Int) -> Bool { uses[index] > 0 }
+
+    /// The feeds whose posts are all among the first `count` posts, not taken before, in the
+    /// order of `requests`; with the posts no feed left needs once these are written.
+    mutating func take(postsDone count: Int) -> (requests: [FeedWriter.Request], done: [Int]) {
+        var due: [Int] = []
+        while next < byLast.count, (listed[byLast[next]].last ?? -1) < count {
+            due.append(byLast[next])
+            next += 1
+        }
+        due.sort()
+        var done: [Int] = []
+        for request in due {
+            taken[request] = true
+            for index in listed[request] {
+                uses[index] -= 1
+                if uses[index] == 0 { done.append(index) }
+            }
+        }
+        return (due.map { requests[$0] }, done)
+    }
+
+    /// The feeds not taken yet, in the order of `requests`.
+    var remaining: [FeedWriter.Request] { requests.indices.filter { !taken[$0] }.map { requests[$0] } }
 }

@@ -483,6 +483,9 @@ public final class IncrementalBuilder: @unchecked Sendable {
         // With `bodies`, the search index is made as the posts are (`SearchIndexStream`): each
         // chunk of posts analysed on another thread once handed on, its texts let go then.
         var search: SearchIndexStream?
+        // With `bodies`, each feed is written as soon as the posts it lists are made; the
+        // render's beside thread writes the others (all of them without `bodies`).
+        var feedSchedule = FeedSchedule(model)
         if bodies != nil {
             // The posts' pages first, each made as soon as its post's body is rendered (on all
             // cores, handed on 128 posts at a time), its HTML let go at once unless a feed lists
@@ -494,7 +497,6 @@ public final class IncrementalBuilder: @unchecked Sendable {
             // posts at a time, one chunk after another, left ~0.2 core-seconds idle at 10,000
             // posts while one worker finished a chunk's last posts.
             let markdown = loader.bodyRenderer()
-            let inFeeds = FeedWriter.postsInFeeds(model)
             var summaries = renderer!.postSummaries
             let documents = SearchDocumentMaker(model: model, urls: urls)
             let stream = SearchIndexStream(places: postColumn(model.posts) { documents.place($0.pointee) })
@@ -509,13 +511,20 @@ public final class IncrementalBuilder: @unchecked Sendable {
                         searched.append(documents.document(n, post))
                         post.content.plainText = ""
                         post.content.codeText = ""
-                        if !inFeeds[n] { post.content.html = "" }
+                        if !feedSchedule.needsHTML(n) { post.content.html = "" }
                         model.posts[n] = post
                         summaries[n] = item.summary
                         bodyBuffer[n] = .empty
                     }
                     stream.add(searched, at: range)
                     try emit(made.map(\.file))
+                    // The feeds whose posts all have their HTML now, and then that HTML let go
+                    // where no other feed needs it.
+                    let (due, done) = feedSchedule.take(postsDone: range.upperBound)
+                    if !due.isEmpty {
+                        try emit(FeedWriter(model: model, urls: urls).feeds(due))
+                        for index in done { model.posts[index].content.html = "" }
+                    }
                 }
             }
             renderer = renderer!.completed(model: model, summaries: summaries)
@@ -529,10 +538,9 @@ public final class IncrementalBuilder: @unchecked Sendable {
         // the same wall time and CPU time.
         let beside = BesideWork(model, maximumPendingBytes: 8 << 20)
         defer { beside.cancelAndWait() }
+        let requests = feedSchedule.remaining
         beside.start { model, put, lap in
             let feeds = FeedWriter(model: model, urls: urls)
-            var requests = [FeedWriter.Request(key: "feed:", tag: nil)]
-            for tag in model.tags { requests.append(.init(key: "feed:" + tag.key, tag: tag)) }
             // In batches of ten, so that the prepared entries are never all in memory at once (an
             // entry shared by two batches is prepared twice: the price of bounded memory, small now
             // that whether a post's HTML goes in as it is was found once per post).

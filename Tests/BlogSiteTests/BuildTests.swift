@@ -123,6 +123,57 @@ final class BuildTests: XCTestCase {
         }
     }
 
+    func testStreamingBuildWritesEachFeedOnceItsPostsAreMade() throws {
+        // 300 posts, newest first in chunks of 128 (p299…p172, p171…p44, p43…p0): the main feed
+        // and the Swift and Go feeds (their newest 20 posts among the first 128) go to the writer
+        // with the first chunk; iOS (every 7th post: its 20th newest is p161) with the second.
+        // Each feed is handed on once, with the bytes of the in-memory build.
+        let source = try manyPosts(300)
+        let inMemory = try build(source)
+        var batches: [[String]] = []
+        var streamed: [OutputFile] = []
+        _ = try SiteBuilder.build(BuildOptions(siteDirectory: source, now: Fixtures.now), console: nil) { files in
+            batches.append(files.map(\.path))
+            streamed += files
+        }
+        func batch(of path: String) -> Int? { batches.firstIndex { $0.contains(path) } }
+        let firstChunk = try XCTUnwrap(batch(of: "posts/post-172/index.html"))
+        let secondChunk = try XCTUnwrap(batch(of: "posts/post-44/index.html"))
+        let lastChunk = try XCTUnwrap(batch(of: "posts/post-0/index.html"))
+        XCTAssertLessThan(firstChunk, secondChunk)
+        XCTAssertLessThan(secondChunk, lastChunk)
+        for feed in ["feed.xml", "tags/swift/feed.xml", "tags/go/feed.xml"] {
+            let at = try XCTUnwrap(batch(of: feed), feed)
+            XCTAssertTrue(at > firstChunk && at < secondChunk, "\(feed) in batch \(at), the first chunk's pages in \(firstChunk)")
+        }
+        let ios = try XCTUnwrap(batch(of: "tags/ios/feed.xml"))
+        XCTAssertTrue(ios > secondChunk && ios < lastChunk, "iOS feed in batch \(ios)")
+        let feeds = streamed.map(\.path).filter { $0.hasSuffix("feed.xml") }
+        XCTAssertEqual(feeds.count, Set(feeds).count, "each feed once")
+        streamed.sort { $0.path < $1.path }
+        XCTAssertEqual(streamed.map(\.path), inMemory.paths)
+        for (a, b) in zip(streamed, inMemory.files) {
+            XCTAssertEqual(a.bytes, b.bytes, a.path)
+        }
+    }
+
+    func testStreamingBuildOfASiteWithoutPostsWritesItsFeed() throws {
+        let source = try Fixtures.site([
+            "blog.yml": "title: Empty\nbase_url: https://example.com/\n",
+            "content/about.md": "---\ntitle: About\n---\nNo posts yet.\n",
+        ])
+        let inMemory = try build(source)
+        var streamed: [OutputFile] = []
+        _ = try SiteBuilder.build(BuildOptions(siteDirectory: source, now: Fixtures.now), console: nil) { streamed += $0 }
+        let feed = try XCTUnwrap(streamed.first { $0.path == "feed.xml" })
+        XCTAssertTrue(String(decoding: feed.bytes, as: UTF8.self).contains("<title>Empty</title>"))
+        streamed.sort { $0.path < $1.path }
+        XCTAssertEqual(streamed.map(\.path), inMemory.paths)
+        for (a, b) in zip(streamed, inMemory.files) {
+            XCTAssertEqual(a.bytes, b.bytes, a.path)
+        }
+    }
+
     func testStreamingBuildWhosePostsComeOutOfTheSearchOrderGivesTheSameFiles() throws {
         // Posts of the same date: the site orders them by file name, the search index by id, and
         // these ids run against the file names, so the posts phase hands the index each post
