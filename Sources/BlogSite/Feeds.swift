@@ -16,8 +16,15 @@ struct FeedWriter {
     let urls: URLBuilder
     /// The posts found to go into a feed as they are (`isVerbatimCDATA`), kept across calls of
     /// `feeds`: the feeds are built in batches, and a post listed in several batches was scanned
-    /// in each (1,010 scans for 718 posts at 1,000 posts, ~10 M instructions).
-    private let verbatimPosts = PostFlags()
+    /// in each (1,010 scans for 718 posts at 1,000 posts, ~10 M instructions). Writers made one
+    /// after another for the same posts (`FeedSchedule`) share one.
+    private let verbatimPosts: PostFlags
+
+    init(model: SiteModel, urls: URLBuilder, verbatimPosts: PostFlags = PostFlags()) {
+        self.model = model
+        self.urls = urls
+        self.verbatimPosts = verbatimPosts
+    }
 
     /// A flag per post index, set once known; safe to share between threads.
     final class PostFlags: @unchecked Sendable {

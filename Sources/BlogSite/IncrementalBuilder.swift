@@ -497,6 +497,7 @@ public final class IncrementalBuilder: @unchecked Sendable {
             // posts at a time, one chunk after another, left ~0.2 core-seconds idle at 10,000
             // posts while one worker finished a chunk's last posts.
             let markdown = loader.bodyRenderer()
+            let verbatim = FeedWriter.PostFlags()
             var summaries = renderer!.postSummaries
             let documents = SearchDocumentMaker(model: model, urls: urls)
             let stream = SearchIndexStream(places: postColumn(model.posts) { documents.place($0.pointee) })
@@ -522,7 +523,7 @@ public final class IncrementalBuilder: @unchecked Sendable {
                     // where no other feed needs it.
                     let (due, done) = feedSchedule.take(postsDone: range.upperBound)
                     if !due.isEmpty {
-                        try emit(FeedWriter(model: model, urls: urls).feeds(due))
+                        try emit(FeedWriter(model: model, urls: urls, verbatimPosts: verbatim).feeds(due))
                         for index in done { model.posts[index].content.html = "" }
                     }
                 }
