@@ -2,6 +2,17 @@ import XCTest
 import TestSupport
 import BlogSearch
 
+/// Fails unless `a` and `b` are the same index files (paths, order and bytes), naming the first
+/// file that differs.
+func assertSame(_ a: [(path: String, bytes: [UInt8])], _ b: [(path: String, bytes: [UInt8])], _ message: String,
+                file: StaticString = #filePath, line: UInt = #line) {
+    XCTAssertEqual(a.map(\.path), b.map(\.path), message, file: file, line: line)
+    for (x, y) in zip(a, b) where x.bytes != y.bytes {
+        XCTFail("\(message): \(x.path) differs", file: file, line: line)
+        return
+    }
+}
+
 /// `SearchIndexState` (the index `blog serve` keeps between rebuilds): after any sequence of
 /// changes its files are byte for byte those of a full build of the same documents.
 final class SearchIndexStateTests: XCTestCase {
@@ -11,15 +22,6 @@ final class SearchIndexStateTests: XCTestCase {
         var options = Self.options
         options.partitions = partitions
         return SearchIndexBuilder.build(analyzed: docs.map { SearchIndexBuilder.analyze($0) }, options: options)
-    }
-
-    func assertSame(_ a: [(path: String, bytes: [UInt8])], _ b: [(path: String, bytes: [UInt8])], _ message: String,
-                    file: StaticString = #filePath, line: UInt = #line) {
-        XCTAssertEqual(a.map(\.path), b.map(\.path), message, file: file, line: line)
-        for (x, y) in zip(a, b) where x.bytes != y.bytes {
-            XCTFail("\(message): \(x.path) differs", file: file, line: line)
-            return
-        }
     }
 
     func testOutputDoesNotDependOnPartitions() {

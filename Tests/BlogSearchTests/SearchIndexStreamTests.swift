@@ -29,15 +29,6 @@ final class SearchIndexStreamTests: XCTestCase {
         return stream.finish()
     }
 
-    func assertSame(_ a: [(path: String, bytes: [UInt8])], _ b: [(path: String, bytes: [UInt8])], _ message: String,
-                    file: StaticString = #filePath, line: UInt = #line) {
-        XCTAssertEqual(a.map(\.path), b.map(\.path), message, file: file, line: line)
-        for (x, y) in zip(a, b) where x.bytes != y.bytes {
-            XCTFail("\(message): \(x.path) differs", file: file, line: line)
-            return
-        }
-    }
-
     /// Documents that come in the index's own order, in batches: their postings go in as soon as
     /// a run is complete.
     func testDocumentsInIndexOrderMakeTheSameFiles() {
