@@ -21,11 +21,10 @@ public final class SearchIndexStream: @unchecked Sendable {
     /// partition's tables are cold again after the work between two runs.
     private let run: Int
     private let lock = NSLock()
-    /// Per document number: its analysis, from its arrival until its postings are queued.
-    private var arrived: [AnalyzedDocument?]
-    /// Every analysis, by document number (their terms let go once their postings are in).
+    /// Every analysis that has come, by document number (their terms let go once their postings
+    /// are in).
     private var ordered: [AnalyzedDocument?]
-    /// Documents whose postings are queued: 0 ..< next; with analyses: 0 ..< ready.
+    /// Documents whose postings are queued: 0 ..< next; that have come, every one: 0 ..< ready.
     private var next = 0
     private var ready = 0
     private var added = 0
@@ -45,8 +44,7 @@ public final class SearchIndexStream: @unchecked Sendable {
             rank[input] = Int32(number)
         }
         self.rank = rank
-        arrived = [AnalyzedDocument?](repeating: nil, count: places.count)
-        ordered = arrived
+        ordered = [AnalyzedDocument?](repeating: nil, count: places.count)
         parts = (0..<state.partitionCount).map { _ in TermPartition() }
         queues = (0..<state.partitionCount).map { DispatchQueue(label: "blog.search.partition\($0)") }
     }
@@ -78,21 +76,17 @@ public final class SearchIndexStream: @unchecked Sendable {
         for (a, input) in zip(analyzed, indices) {
             precondition(SearchIndexBuilder.samePlace(a.document, places[input]), "input \(input) came with other place keys than it was given")
             let number = Int(rank[input])
-            precondition(arrived[number] == nil && ordered[number] == nil, "input \(input) added twice")
-            arrived[number] = a
+            precondition(ordered[number] == nil, "input \(input) added twice")
+            ordered[number] = a
         }
-        while ready < arrived.count, arrived[ready] != nil { ready += 1 }
-        if ready - next >= run || ready == arrived.count { queuePostings() }
+        while ready < ordered.count, ordered[ready] != nil { ready += 1 }
+        if ready - next >= run || ready == ordered.count { queuePostings() }
     }
 
     /// Queues the postings of documents next ..< ready (under `lock`).
     private func queuePostings() {
         guard ready > next else { return }
-        let batch = (next..<ready).map { arrived[$0]! }
-        for number in next..<ready {
-            ordered[number] = arrived[number]
-            arrived[number] = nil
-        }
+        let batch = (next..<ready).map { ordered[$0]! }
         let first = Int32(next)
         next = ready
         // Each partition's queue takes the batches in the order they are queued (document numbers

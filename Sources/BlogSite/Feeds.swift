@@ -580,7 +580,6 @@ struct FeedSchedule {
     private var next = 0
     /// Per post: how many feeds not yet taken list it.
     private var uses: [Int32]
-    private var taken: [Bool]
 
     init(_ model: SiteModel) {
         requests = FeedWriter.requests(model)
@@ -589,7 +588,6 @@ struct FeedSchedule {
         byLast = listed.indices.sorted { (listed[$0].last ?? -1, $0) < (listed[$1].last ?? -1, $1) }
         uses = [Int32](repeating: 0, count: model.posts.count)
         for slice in listed { for index in slice { uses[index] += 1 } }
-        taken = [Bool](repeating: false, count: requests.count)
     }
 
     /// Whether a feed not yet taken lists post `index` (its HTML is still needed).
@@ -606,7 +604,6 @@ struct FeedSchedule {
         due.sort()
         var done: [Int] = []
         for request in due {
-            taken[request] = true
             for index in listed[request] {
                 uses[index] -= 1
                 if uses[index] == 0 { done.append(index) }
@@ -616,5 +613,5 @@ struct FeedSchedule {
     }
 
     /// The feeds not taken yet, in the order of `requests`.
-    var remaining: [FeedWriter.Request] { requests.indices.filter { !taken[$0] }.map { requests[$0] } }
+    var remaining: [FeedWriter.Request] { byLast[next...].sorted().map { requests[$0] } }
 }
