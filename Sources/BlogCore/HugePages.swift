@@ -8,6 +8,15 @@ import Glibc
 /// `glibc.malloc.hugetlb` tunable is set, which it reads from the environment at start-up, so
 /// `blog` starts itself again once with it set, when the kernel gives huge pages on request
 /// ("madvise" mode; in "always" mode they come anyway, in "never" not at all).
+///
+/// Except where huge pages are the dear kind: in a virtual machine whose balloon reports free
+/// memory to the host ("free page reporting"), free blocks of the reporting order and larger are
+/// handed back to the host, and touching them again makes the host supply the memory anew. A huge
+/// page always comes from such a block when that order is at most a huge page's; a 4 KB page comes
+/// from the smallest free block there is, which is never reported. So when there is plenty of free
+/// memory in blocks smaller than a huge page (`smallBlockMinimum`), 4 KB pages cost a fraction of
+/// huge ones (measured: 0.44–0.58 against 4.0–4.5 ms per MB on first touch), and blog does not ask
+/// for huge pages (docs/benchmarks.md, "Twenty-second round").
 public enum HugePages {
     /// The tunable that makes glibc's malloc ask for transparent huge pages.
     public static let tunable = "glibc.malloc.hugetlb=1"
@@ -15,8 +24,53 @@ public enum HugePages {
     /// Whether to start again with `GLIBC_TUNABLES` set: only when the user set no tunables of
     /// their own (theirs win, and a set value also stops a second restart), for the commands that
     /// build a whole site, and when the kernel's THP mode is "madvise".
-    public static func shouldRestart(command: String?, environmentTunables: String?, thpMode: String?, arguments: [String] = []) -> Bool {
+    /// `smallPagesCheaper`: what `smallPagesAreCheaper` found.
+    public static func shouldRestart(command: String?, environmentTunables: String?, thpMode: String?, arguments: [String] = [],
+                                     smallPagesCheaper: Bool = false) -> Bool {
         isCandidate(command: command, environmentTunables: environmentTunables, arguments: arguments) && thpMode == "madvise"
+            && !smallPagesCheaper
+    }
+
+    /// Free memory in blocks smaller than a huge page from which 4 KB pages are worth more than
+    /// huge ones: a 10,000-post build takes ~200 MB of heap and ~420 MB of page cache.
+    public static let smallBlockMinimum = 1 << 30
+
+    /// The virtio feature bit of a balloon that reports free pages (VIRTIO_BALLOON_F_REPORTING).
+    static let reportingFeature = 5
+
+    /// Whether 4 KB pages cost less than huge ones here (see the type's comment): a balloon reports
+    /// free pages (`balloonFeatures`: the `features` files of the virtio_balloon driver's devices,
+    /// one character per feature bit), at an order (`reportingOrder`, in pages) no larger than a
+    /// huge page's (`hugePageSize` bytes), and `/proc/buddyinfo` (`buddyInfo`) shows at least
+    /// `smallBlockMinimum` free in blocks smaller than a huge page. Anything unknown: false.
+    public static func smallPagesAreCheaper(balloonFeatures: [String], reportingOrder: Int?, hugePageSize: Int?,
+                                            buddyInfo: String?, pageSize: Int) -> Bool {
+        guard balloonFeatures.contains(where: { reportsFreePages(features: $0) }),
+              let reportingOrder, let hugePageSize, let buddyInfo, pageSize > 0, hugePageSize > pageSize else { return false }
+        let hugeOrder = (hugePageSize / pageSize).trailingZeroBitCount
+        return reportingOrder <= hugeOrder && freeBytes(buddyInfo: buddyInfo, below: hugeOrder, pageSize: pageSize) >= smallBlockMinimum
+    }
+
+    /// Whether a virtio device's `features` text (one '0' or '1' per bit, bit 0 first) has the
+    /// balloon's free-page-reporting bit.
+    static func reportsFreePages(features: String) -> Bool {
+        let bits = Array(features.utf8)
+        return bits.count > reportingFeature && bits[reportingFeature] == UInt8(ascii: "1")
+    }
+
+    /// Free bytes in blocks of fewer than 2^`order` pages, from `/proc/buddyinfo`'s lines ("Node 0,
+    /// zone Normal 6454 10251 …": per zone, the free blocks of each order from 0 up).
+    public static func freeBytes(buddyInfo: String, below order: Int, pageSize: Int) -> Int {
+        var total = 0
+        for line in buddyInfo.split(separator: "\n") {
+            guard let zone = line.range(of: "zone") else { continue }
+            // The zone's name, then the counts.
+            let counts = line[zone.upperBound...].split(separator: " ").dropFirst().compactMap { Int($0) }
+            for (blockOrder, count) in counts.prefix(max(0, order)).enumerated() {
+                total += count * (pageSize << blockOrder)
+            }
+        }
+        return total
     }
 
     /// The checks that need no file read.
@@ -40,11 +94,14 @@ public enum HugePages {
         let current = getenv("GLIBC_TUNABLES").map { String(cString: $0) }
         // Cheap checks first: most runs (tests, --help, other commands) stop here.
         guard isCandidate(command: command, environmentTunables: current, arguments: arguments) else { return }
-        guard let file = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r") else { return }
-        var buffer = [CChar](repeating: 0, count: 128)
-        let line = fgets(&buffer, Int32(buffer.count), file).map { _ in String(cString: buffer) }
-        fclose(file)
-        guard line.flatMap(kernelMode) == "madvise" else { return }
+        guard readFile("/sys/kernel/mm/transparent_hugepage/enabled").flatMap(kernelMode) == "madvise" else { return }
+        // Only here (a build or serve in madvise mode): five small reads, ~0.1 ms.
+        let balloons = "/sys/bus/virtio/drivers/virtio_balloon/"
+        let features = listFolder(balloons).filter { $0.hasPrefix("virtio") }.compactMap { readFile(balloons + $0 + "/features") }
+        guard !smallPagesAreCheaper(balloonFeatures: features,
+                                    reportingOrder: readFile("/sys/module/page_reporting/parameters/page_reporting_order").flatMap(number),
+                                    hugePageSize: readFile("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size").flatMap(number),
+                                    buddyInfo: readFile("/proc/buddyinfo"), pageSize: sysconf(Int32(_SC_PAGESIZE))) else { return }
         setenv("GLIBC_TUNABLES", tunable, 1)
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         execv("/proc/self/exe", &argv)
@@ -53,4 +110,31 @@ public enum HugePages {
         for pointer in argv { free(pointer) }
         #endif
     }
+
+    /// A whole number alone on its line ("9\n").
+    public static func number(_ text: String) -> Int? {
+        Int(text.split(whereSeparator: { $0 == "\n" || $0 == " " }).first ?? "")
+    }
+
+    #if os(Linux)
+    /// A small kernel file's text (up to 64 KB), or nil when it cannot be read.
+    private static func readFile(_ path: String) -> String? {
+        guard let file = fopen(path, "r") else { return nil }
+        defer { fclose(file) }
+        var bytes = [UInt8](repeating: 0, count: 64 << 10)
+        let count = fread(&bytes, 1, bytes.count, file)
+        return String(decoding: bytes[..<count], as: UTF8.self)
+    }
+
+    /// The names in a folder (empty when it cannot be read).
+    private static func listFolder(_ path: String) -> [String] {
+        guard let folder = opendir(path) else { return [] }
+        defer { closedir(folder) }
+        var names: [String] = []
+        while let entry = readdir(folder) {
+            names.append(withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) })
+        }
+        return names
+    }
+    #endif
 }
