@@ -375,7 +375,9 @@ def memory_note(machine):
     m = machine.get("memory") or {}
     if "first_touch_ms_per_mb" not in m:
         return ""
-    return (f"fresh memory {m['first_touch_ms_per_mb']:.2f} ms/MB on first touch, "
+    small = (f", {m['small_first_touch_ms_per_mb']:.2f} ms/MB in 4 KB pages"
+             if "small_first_touch_ms_per_mb" in m else "")
+    return (f"fresh memory {m['first_touch_ms_per_mb']:.2f} ms/MB on first touch in huge pages{small}, "
             f"{m['reused_touch_ms_per_mb']:.2f} ms/MB just after it was freed (`blog-bench memory`)")
 
 
