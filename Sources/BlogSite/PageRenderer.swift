@@ -261,7 +261,8 @@ struct PageRenderer {
                             deliver: (_ range: Range<Int>, _ results: [T]) throws -> Void) throws {
         var thrown: Error?
         // Each worker's closure lives only as long as `ordered` runs.
-        withoutActuallyEscaping(make) { make in
+        // (Whether every chunk was delivered is in `thrown`.)
+        _ = withoutActuallyEscaping(make) { make in
             WorkShare.ordered(count: count, workers: sharedViews.count, batch: 4, chunk: chunk, setUp: { worker in
                 var views = sharedViews[worker]
                 // Held by this worker until it has nothing left to make (the closure goes with it).
