@@ -95,7 +95,8 @@ public enum HugePages {
         // Cheap checks first: most runs (tests, --help, other commands) stop here.
         guard isCandidate(command: command, environmentTunables: current, arguments: arguments) else { return }
         guard readFile("/sys/kernel/mm/transparent_hugepage/enabled").flatMap(kernelMode) == "madvise" else { return }
-        // Only here (a build or serve in madvise mode): five small reads, ~0.1 ms.
+        // Only here (a build or serve in madvise mode): a folder listing and five small reads, too
+        // little to show in a no-change build's time (hyperfine, 40 runs each way).
         let balloons = "/sys/bus/virtio/drivers/virtio_balloon/"
         let features = listFolder(balloons).filter { $0.hasPrefix("virtio") }.compactMap { readFile(balloons + $0 + "/features") }
         guard !smallPagesAreCheaper(balloonFeatures: features,

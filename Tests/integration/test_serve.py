@@ -130,6 +130,35 @@ def kernel_thp_mode():
     return match.group(1) if match else None
 
 
+def small_pages_cheaper():
+    """What blog decides at start-up (HugePages.smallPagesAreCheaper, unit-tested in Swift) read
+    from this machine: True when a virtio balloon reports free pages at an order no larger than a
+    huge page's and at least 1 GB is free in smaller blocks, False when not, None when the free
+    memory in small blocks is too near 1 GB to tell which way blog will see it a moment later."""
+    def read(path):
+        try:
+            return pathlib.Path(path).read_text()
+        except OSError:
+            return None
+    balloons = pathlib.Path("/sys/bus/virtio/drivers/virtio_balloon")
+    features = [read(d / "features") or "" for d in balloons.glob("virtio*")] if balloons.is_dir() else []
+    order, huge, info = (read("/sys/module/page_reporting/parameters/page_reporting_order"),
+                         read("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size"), read("/proc/buddyinfo"))
+    if not any(len(f) > 5 and f[5] == "1" for f in features) or not (order and huge and info):
+        return False
+    page = os.sysconf("SC_PAGESIZE")
+    huge_order = (int(huge) // page).bit_length() - 1
+    if int(order) > huge_order:
+        return False
+    free = 0
+    for line in info.splitlines():
+        counts = [int(c) for c in line.split("zone", 1)[1].split()[1:]] if "zone" in line else []
+        free += sum(count * (page << o) for o, count in enumerate(counts[:huge_order]))
+    if abs(free - (1 << 30)) < (1 << 28):
+        return None
+    return free >= 1 << 30
+
+
 def environment_of(pid):
     raw = pathlib.Path(f"/proc/{pid}/environ").read_bytes().decode("utf-8", "replace")
     return dict(item.split("=", 1) for item in raw.split("\0") if "=" in item)
@@ -140,11 +169,16 @@ def test_serve_asks_for_huge_pages_unless_the_user_set_tunables(tmp_path):
     site = tmp_path / "site"
     shutil.copytree(FIXTURE, site)
     env = {k: v for k, v in os.environ.items() if k != "GLIBC_TUNABLES"}
-    # blog starts itself again (same process id) with malloc asking for transparent huge pages.
+    cheaper = small_pages_cheaper()
+    if cheaper is None:
+        pytest.skip("free memory in blocks under a huge page is too near blog's 1 GB threshold to predict")
+    # blog starts itself again (same process id) with malloc asking for transparent huge pages,
+    # except where 4 KB pages are the cheap kind (a balloon hands free 2 MB blocks to the host).
     server = Server(site, env=env)
     try:
-        assert environment_of(server.process.pid).get("GLIBC_TUNABLES") == "glibc.malloc.hugetlb=1"
-        assert "<html" in server.get("/"), "the restarted server serves the site"
+        expected = None if cheaper else "glibc.malloc.hugetlb=1"
+        assert environment_of(server.process.pid).get("GLIBC_TUNABLES") == expected
+        assert "<html" in server.get("/"), "the server serves the site"
     finally:
         server.process.kill()
     # The user's own tunables win: no restart, nothing added.
