@@ -94,15 +94,18 @@ public enum HugePages {
         let current = getenv("GLIBC_TUNABLES").map { String(cString: $0) }
         // Cheap checks first: most runs (tests, --help, other commands) stop here.
         guard isCandidate(command: command, environmentTunables: current, arguments: arguments) else { return }
-        guard readFile("/sys/kernel/mm/transparent_hugepage/enabled").flatMap(kernelMode) == "madvise" else { return }
-        // Only here (a build or serve in madvise mode): a folder listing and five small reads, too
-        // little to show in a no-change build's time (hyperfine, 40 runs each way).
+        let mode = readFile("/sys/kernel/mm/transparent_hugepage/enabled").flatMap(kernelMode)
+        // Only in madvise mode: a folder listing and five small reads, too little to show in a
+        // no-change build's time (hyperfine, 40 runs each way).
         let balloons = "/sys/bus/virtio/drivers/virtio_balloon/"
-        let features = listFolder(balloons).filter { $0.hasPrefix("virtio") }.compactMap { readFile(balloons + $0 + "/features") }
-        guard !smallPagesAreCheaper(balloonFeatures: features,
-                                    reportingOrder: readFile("/sys/module/page_reporting/parameters/page_reporting_order").flatMap(number),
-                                    hugePageSize: readFile("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size").flatMap(number),
-                                    buddyInfo: readFile("/proc/buddyinfo"), pageSize: sysconf(Int32(_SC_PAGESIZE))) else { return }
+        let cheaper = mode == "madvise" && smallPagesAreCheaper(
+            balloonFeatures: listFolder(balloons).filter { $0.hasPrefix("virtio") }.compactMap { readFile(balloons + $0 + "/features") },
+            reportingOrder: readFile("/sys/module/page_reporting/parameters/page_reporting_order").flatMap(number),
+            hugePageSize: readFile("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size").flatMap(number),
+            buddyInfo: readFile("/proc/buddyinfo"), pageSize: sysconf(Int32(_SC_PAGESIZE)))
+        // The decision the tests check, with what was read.
+        guard shouldRestart(command: command, environmentTunables: current, thpMode: mode, arguments: arguments,
+                            smallPagesCheaper: cheaper) else { return }
         setenv("GLIBC_TUNABLES", tunable, 1)
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         execv("/proc/self/exe", &argv)
