@@ -3,8 +3,8 @@ SWIFT ?= swift
 BLOG_RELEASE := .build/release/blog
 BLOG_DEBUG := .build/debug/blog
 # Release builds link the Swift runtime and Foundation into the binary: start-up takes half the
-# time (no dynamic symbol resolution, which `blog build` pays twice with its huge-page restart),
-# runtime calls skip the PLT, and the binary runs where no Swift toolchain is installed.
+# time (no dynamic symbol resolution), runtime calls skip the PLT, and the binary runs where no
+# Swift toolchain is installed.
 RELEASE_FLAGS := -Xswiftc -static-stdlib
 
 .PHONY: all deps test-deps build release debug test swift-test e2e-test bench clean

@@ -17,6 +17,8 @@ let package = Package(
                        providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
                        providers: [.apt(["libmicrohttpd-dev"])]),
+        // The allocator the blog program links: its malloc replaces glibc's (see HugePages).
+        .systemLibrary(name: "CMimalloc", path: "Sources/CMimalloc", providers: [.apt(["libmimalloc-dev"])]),
 
         // Shared vocabulary: diagnostics, paths, slugs, console.
         .target(name: "BlogCore"),
@@ -42,7 +44,7 @@ let package = Package(
         .target(name: "BlogServer", dependencies: ["BlogCore", "CMicroHTTPD"]),
         // Commands, argument parsing, help, exit codes.
         .target(name: "BlogCLI", dependencies: ["BlogCore", "BlogContent", "BlogSite", "BlogServer", "BlogImport", "DefaultTheme"]),
-        .executableTarget(name: "blog", dependencies: ["BlogCLI"]),
+        .executableTarget(name: "blog", dependencies: ["BlogCLI", "BlogCore", "CMimalloc"]),
         // Micro-benchmarks for `make bench` (Markdown vs plain cmark, template throughput, search queries).
         .executableTarget(name: "blog-bench", dependencies: ["CCmark", "BlogCore", "BlogMarkdown", "BlogMustache", "BlogContent", "BlogSearch", "BlogSite", "BlogServer"]),
 

@@ -2,12 +2,12 @@
 import Glibc
 #endif
 
-/// Transparent huge pages for malloc's memory. A 10,000-post build touches ~400 MB and a
-/// 100,000-post one ~3.6 GB of fresh memory; in 4 KB pages that is ~170,000 and ~1.5 million page
-/// faults (most of the build's system time). glibc asks the kernel for huge pages only when its
-/// `glibc.malloc.hugetlb` tunable is set, which it reads from the environment at start-up, so
-/// `blog` starts itself again once with it set, when the kernel gives huge pages on request
-/// ("madvise" mode; in "always" mode they come anyway, in "never" not at all).
+/// Transparent huge pages for the heap. A 10,000-post build touches ~220 MB and a 100,000-post
+/// one ~1.4 GB of fresh heap memory; in 4 KB pages that is one page fault per 4 KB. `blog` links
+/// mimalloc as its malloc (README, "Performance"), which asks the kernel for huge pages for its
+/// segments when its `large_os_pages` option is on; `blog build` and `blog serve` turn it on at
+/// start-up when the kernel gives huge pages on request ("madvise" mode; in "always" mode they
+/// come anyway, in "never" not at all) and the user did not decide (`MIMALLOC_LARGE_OS_PAGES`).
 ///
 /// Except where huge pages are the dear kind: in a virtual machine whose balloon reports free
 /// memory to the host ("free page reporting"), free blocks of the reporting order and larger are
@@ -18,16 +18,15 @@ import Glibc
 /// huge ones (measured: 0.44–0.58 against 4.0–4.5 ms per MB on first touch), and blog does not ask
 /// for huge pages (docs/benchmarks.md, "Twenty-second round").
 public enum HugePages {
-    /// The tunable that makes glibc's malloc ask for transparent huge pages.
-    public static let tunable = "glibc.malloc.hugetlb=1"
+    /// The environment variable with which the user decides for mimalloc: set (to anything), it wins.
+    public static let userSetting = "MIMALLOC_LARGE_OS_PAGES"
 
-    /// Whether to start again with `GLIBC_TUNABLES` set: only when the user set no tunables of
-    /// their own (theirs win, and a set value also stops a second restart), for the commands that
-    /// build a whole site, and when the kernel's THP mode is "madvise".
-    /// `smallPagesCheaper`: what `smallPagesAreCheaper` found.
-    public static func shouldRestart(command: String?, environmentTunables: String?, thpMode: String?, arguments: [String] = [],
-                                     smallPagesCheaper: Bool = false) -> Bool {
-        isCandidate(command: command, environmentTunables: environmentTunables, arguments: arguments) && thpMode == "madvise"
+    /// Whether to ask for huge pages: for the commands that build a whole site, when the user did
+    /// not decide (`userSetting`'s value, nil when unset), and when the kernel's THP mode is
+    /// "madvise". `smallPagesCheaper`: what `smallPagesAreCheaper` found.
+    public static func shouldAsk(command: String?, userSetting: String?, thpMode: String?, arguments: [String] = [],
+                                 smallPagesCheaper: Bool = false) -> Bool {
+        isCandidate(command: command, userSetting: userSetting, arguments: arguments) && thpMode == "madvise"
             && !smallPagesCheaper
     }
 
@@ -74,9 +73,9 @@ public enum HugePages {
     }
 
     /// The checks that need no file read.
-    private static func isCandidate(command: String?, environmentTunables: String?, arguments: [String]) -> Bool {
-        guard environmentTunables == nil, let command, ["build", "serve"].contains(command) else { return false }
-        // Starting again costs ~20 ms (the program's start-up): not for printing help.
+    private static func isCandidate(command: String?, userSetting: String?, arguments: [String]) -> Bool {
+        guard userSetting == nil, let command, ["build", "serve"].contains(command) else { return false }
+        // Help is printed at once: no files to read for it.
         return !arguments.contains { $0 == "-h" || $0 == "--help" }
     }
 
@@ -86,17 +85,16 @@ public enum HugePages {
         return String(text[text.index(after: open)..<close])
     }
 
-    /// Starts this program again with the tunable set when `shouldRestart` says so; returns when
-    /// it does not (or when the restart failed, so the build goes on in this process).
-    public static func restartIfUseful(arguments: [String]) {
+    /// Whether this run of `blog` (`arguments`: the whole command line) should ask malloc for huge
+    /// pages: `shouldAsk` with what the kernel's files say. Read before anything is built.
+    public static func wanted(arguments: [String]) -> Bool {
         #if os(Linux)
         let command = arguments.dropFirst().first
-        let current = getenv("GLIBC_TUNABLES").map { String(cString: $0) }
+        let user = getenv(userSetting).map { String(cString: $0) }
         // Cheap checks first: most runs (tests, --help, other commands) stop here.
-        guard isCandidate(command: command, environmentTunables: current, arguments: arguments) else { return }
+        guard isCandidate(command: command, userSetting: user, arguments: arguments) else { return false }
         let mode = readFile("/sys/kernel/mm/transparent_hugepage/enabled").flatMap(kernelMode)
-        // Only in madvise mode: a folder listing and five small reads, too little to show in a
-        // no-change build's time (hyperfine, 40 runs each way).
+        // Only in madvise mode: a folder listing and five small reads.
         let balloons = "/sys/bus/virtio/drivers/virtio_balloon/"
         let cheaper = mode == "madvise" && smallPagesAreCheaper(
             balloonFeatures: listFolder(balloons).filter { $0.hasPrefix("virtio") }.compactMap { readFile(balloons + $0 + "/features") },
@@ -104,14 +102,9 @@ public enum HugePages {
             hugePageSize: readFile("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size").flatMap(number),
             buddyInfo: readFile("/proc/buddyinfo"), pageSize: sysconf(Int32(_SC_PAGESIZE)))
         // The decision the tests check, with what was read.
-        guard shouldRestart(command: command, environmentTunables: current, thpMode: mode, arguments: arguments,
-                            smallPagesCheaper: cheaper) else { return }
-        setenv("GLIBC_TUNABLES", tunable, 1)
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        execv("/proc/self/exe", &argv)
-        // execv returned: it failed; go on here, without the tunable in the environment of children.
-        unsetenv("GLIBC_TUNABLES")
-        for pointer in argv { free(pointer) }
+        return shouldAsk(command: command, userSetting: user, thpMode: mode, arguments: arguments, smallPagesCheaper: cheaper)
+        #else
+        return false
         #endif
     }
 

@@ -1,14 +1,13 @@
 import BlogCLI
 import BlogCore
+import CMimalloc
 #if canImport(Glibc)
 import Glibc
 #endif
 
-// Before anything is allocated: `build` and `serve` start again once with malloc asking for huge pages.
-HugePages.restartIfUseful(arguments: CommandLine.arguments)
-// `build` (one process, one build) has malloc grow its heaps in large steps; see Memory.tuneForBuild.
-if Memory.shouldTune(command: CommandLine.arguments.dropFirst().first,
-                     environmentTunables: getenv("GLIBC_TUNABLES").map { String(cString: $0) }) {
-    Memory.tuneForBuild()
+// Before the build allocates: mimalloc (this program's malloc) asks for huge pages for what it
+// maps from here on, where they are the cheap kind (see HugePages).
+if HugePages.wanted(arguments: CommandLine.arguments) {
+    mi_option_enable(mi_option_large_os_pages)
 }
 exit(runBlog(arguments: Array(CommandLine.arguments.dropFirst()), console: Console.standard()))

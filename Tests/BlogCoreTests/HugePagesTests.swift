@@ -11,23 +11,23 @@ final class HugePagesTests: XCTestCase {
         XCTAssertNil(HugePages.kernelMode("[unterminated"))
     }
 
-    func testRestartsOnlyForWholeSiteCommandsWithoutTunablesInMadviseMode() {
-        XCTAssertTrue(HugePages.shouldRestart(command: "build", environmentTunables: nil, thpMode: "madvise"))
-        XCTAssertTrue(HugePages.shouldRestart(command: "serve", environmentTunables: nil, thpMode: "madvise"))
-        // The user's tunables win (an empty value too: that is how to turn this off, e.g. under valgrind),
-        // and they stop a second restart.
-        XCTAssertFalse(HugePages.shouldRestart(command: "build", environmentTunables: "", thpMode: "madvise"))
-        XCTAssertFalse(HugePages.shouldRestart(command: "build", environmentTunables: HugePages.tunable, thpMode: "madvise"))
+    func testAsksOnlyForWholeSiteCommandsTheUserLeftAloneInMadviseMode() {
+        XCTAssertTrue(HugePages.shouldAsk(command: "build", userSetting: nil, thpMode: "madvise"))
+        XCTAssertTrue(HugePages.shouldAsk(command: "serve", userSetting: nil, thpMode: "madvise"))
+        // The user's MIMALLOC_LARGE_OS_PAGES wins, whatever it says (an empty value too).
+        for value in ["", "0", "1"] {
+            XCTAssertFalse(HugePages.shouldAsk(command: "build", userSetting: value, thpMode: "madvise"))
+        }
         // In "always" mode huge pages come anyway; in "never" mode not at all; unknown: leave it.
         for mode in ["always", "never", nil] as [String?] {
-            XCTAssertFalse(HugePages.shouldRestart(command: "build", environmentTunables: nil, thpMode: mode))
+            XCTAssertFalse(HugePages.shouldAsk(command: "build", userSetting: nil, thpMode: mode))
         }
-        // Help is printed at once: starting again (~20 ms) would double its time.
-        XCTAssertFalse(HugePages.shouldRestart(command: "build", environmentTunables: nil, thpMode: "madvise", arguments: ["blog", "build", "--help"]))
-        XCTAssertFalse(HugePages.shouldRestart(command: "serve", environmentTunables: nil, thpMode: "madvise", arguments: ["blog", "serve", "-h"]))
-        XCTAssertTrue(HugePages.shouldRestart(command: "build", environmentTunables: nil, thpMode: "madvise", arguments: ["blog", "build", "-s", "site"]))
+        // Help is printed at once: nothing to ask for.
+        XCTAssertFalse(HugePages.shouldAsk(command: "build", userSetting: nil, thpMode: "madvise", arguments: ["blog", "build", "--help"]))
+        XCTAssertFalse(HugePages.shouldAsk(command: "serve", userSetting: nil, thpMode: "madvise", arguments: ["blog", "serve", "-h"]))
+        XCTAssertTrue(HugePages.shouldAsk(command: "build", userSetting: nil, thpMode: "madvise", arguments: ["blog", "build", "-s", "site"]))
         for command in ["new", "check", "import", "theme", "--help", "--version", nil] as [String?] {
-            XCTAssertFalse(HugePages.shouldRestart(command: command, environmentTunables: nil, thpMode: "madvise"))
+            XCTAssertFalse(HugePages.shouldAsk(command: command, userSetting: nil, thpMode: "madvise"))
         }
     }
 
@@ -83,9 +83,9 @@ final class HugePagesTests: XCTestCase {
                                                       buddyInfo: nil, pageSize: 4096))
     }
 
-    func testDoesNotRestartWhereSmallPagesAreCheaper() {
-        XCTAssertFalse(HugePages.shouldRestart(command: "build", environmentTunables: nil, thpMode: "madvise", smallPagesCheaper: true))
-        XCTAssertTrue(HugePages.shouldRestart(command: "build", environmentTunables: nil, thpMode: "madvise", smallPagesCheaper: false))
+    func testDoesNotAskWhereSmallPagesAreCheaper() {
+        XCTAssertFalse(HugePages.shouldAsk(command: "build", userSetting: nil, thpMode: "madvise", smallPagesCheaper: true))
+        XCTAssertTrue(HugePages.shouldAsk(command: "build", userSetting: nil, thpMode: "madvise", smallPagesCheaper: false))
     }
 
     func testReadsTheReportingOrderAsANumber() {
