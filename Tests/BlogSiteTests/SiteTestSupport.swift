@@ -14,11 +14,20 @@ enum Fixtures {
         return target
     }
 
+    /// A new empty folder, inside this test process's own folder (`sessionRoot`).
     static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("blog-tests-\(UUID().uuidString)")
+        let url = sessionRoot.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
+
+    /// One folder per test process for every test's sites and outputs, removed when the process
+    /// exits (each test's folder used to stay behind: thousands of them in /tmp after a day).
+    static let sessionRoot: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("blog-tests-\(UUID().uuidString)")
+        atexit { try? FileManager.default.removeItem(at: Fixtures.sessionRoot) }
+        return url
+    }()
 
     /// A site written from inline files: `["content/posts/a.md": "..."]`.
     static func site(_ files: [String: String]) throws -> URL {
