@@ -449,9 +449,9 @@ public final class IncrementalBuilder: @unchecked Sendable {
     /// The one-shot build of `blog build`: every output goes to `sink` in batches as it is made and
     /// nothing is kept for a next build (no fingerprints, no caches). With `bodies`, each post's
     /// page is made as soon as its body is rendered, first, and each feed as soon as the posts it
-    /// lists are made. The other feeds, tags.json, posts.json and the sitemap are made beside the pages, on another thread whose batches are handed to the
-    /// sink between page batches, so that both cores stay busy while the render waits on its slowest
-    /// page or on the writer. Then the posts' HTML is let go and the search index is written.
+    /// lists are made. The other feeds, tags.json, posts.json and the sitemap are made beside the
+    /// pages, on another thread whose batches are handed to the sink between page batches, so that
+    /// both cores stay busy while the render waits on its slowest page or on the writer. Then the posts' HTML is let go and the search index is written.
     /// With `bodies`, the index is made as the posts' pages are (each chunk of posts analysed on
     /// another thread, their plain and code texts let go then); without, from every post's
     /// texts after the render, each let go as the search analyses it. `model` must hold the only
@@ -488,8 +488,8 @@ public final class IncrementalBuilder: @unchecked Sendable {
         var feedSchedule = FeedSchedule(model)
         if bodies != nil {
             // The posts' pages first, each made as soon as its post's body is rendered (on all
-            // cores, handed on 128 posts at a time), its HTML let go at once unless a feed not yet written lists
-            // it: every post's HTML was held from the content phase to the render before (~180 MB
+            // cores, handed on 128 posts at a time), its HTML let go at once unless a feed not yet
+            // written lists it: every post's HTML was held from the content phase to the render before (~180 MB
             // at 10,000 posts, all of it fresh memory, the dearest thing on this machine), and was
             // cold in the caches again when its page copied it. The other pages show list-item
             // views, which need every post's summary, and come after, with the feeds. The workers
