@@ -451,11 +451,12 @@ public final class IncrementalBuilder: @unchecked Sendable {
     /// page is made as soon as its body is rendered, first, and each feed as soon as the posts it
     /// lists are made. The other feeds, tags.json, posts.json and the sitemap are made beside the
     /// pages, on another thread whose batches are handed to the sink between page batches, so that
-    /// both cores stay busy while the render waits on its slowest page or on the writer. Then the posts' HTML is let go and the search index is written.
-    /// With `bodies`, the index is made as the posts' pages are (each chunk of posts analysed on
-    /// another thread, their plain and code texts let go then); without, from every post's
-    /// texts after the render, each let go as the search analyses it. `model` must hold the only
-    /// references to the HTML and the texts. Returns how many pages were rendered.
+    /// both cores stay busy while the render waits on its slowest page or on the writer. Then the
+    /// posts' HTML is let go and the search index is written. With `bodies`, the index is made as
+    /// the posts' pages are (each chunk of posts analysed on another thread, their plain and code
+    /// texts let go then); without, from every post's texts after the render, each let go as the
+    /// search analyses it. `model` must hold the only references to the HTML and the texts.
+    /// Returns how many pages were rendered.
     /// `bodies`: the posts' bodies, in the model's order, when `loadFiles` left them unrendered
     /// (`PageRenderer.postPagesNeedOnlyOwnBody`); nil when every post has its body. Each is let go
     /// once rendered (the caller must hold no other reference to them).
@@ -489,13 +490,13 @@ public final class IncrementalBuilder: @unchecked Sendable {
         if bodies != nil {
             // The posts' pages first, each made as soon as its post's body is rendered (on all
             // cores, handed on 128 posts at a time), its HTML let go at once unless a feed not yet
-            // written lists it: every post's HTML was held from the content phase to the render before (~180 MB
-            // at 10,000 posts, all of it fresh memory, the dearest thing on this machine), and was
-            // cold in the caches again when its page copied it. The other pages show list-item
-            // views, which need every post's summary, and come after, with the feeds. The workers
-            // do not wait for each other between chunks (`renderPostsInOrder`): rendering 128
-            // posts at a time, one chunk after another, left ~0.2 core-seconds idle at 10,000
-            // posts while one worker finished a chunk's last posts.
+            // written lists it: every post's HTML was held from the content phase to the render
+            // before (~180 MB at 10,000 posts, all of it fresh memory, the dearest thing on this
+            // machine), and was cold in the caches again when its page copied it. The other pages
+            // show list-item views, which need every post's summary, and come after, with the
+            // feeds. The workers do not wait for each other between chunks (`renderPostsInOrder`):
+            // rendering 128 posts at a time, one chunk after another, left ~0.2 core-seconds idle
+            // at 10,000 posts while one worker finished a chunk's last posts.
             let markdown = loader.bodyRenderer()
             let verbatim = FeedWriter.PostFlags()
             var summaries = renderer!.postSummaries
