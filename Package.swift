@@ -53,7 +53,7 @@ let package = Package(
         .testTarget(name: "BlogCoreTests", dependencies: ["BlogCore", "TestSupport"]),
         .testTarget(name: "BlogYAMLTests", dependencies: ["BlogYAML"]),
         .testTarget(name: "BlogMarkdownTests", dependencies: ["BlogMarkdown", "TestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "BlogMustacheTests", dependencies: ["BlogMustache"]),
+        .testTarget(name: "BlogMustacheTests", dependencies: ["BlogMustache", "TestSupport"]),
         .testTarget(name: "BlogSearchTests", dependencies: ["BlogSearch", "TestSupport"]),
         .testTarget(name: "BlogContentTests", dependencies: ["BlogContent"]),
         .testTarget(name: "BlogImportTests", dependencies: ["BlogImport", "BlogContent"], exclude: ["Fixtures"]),

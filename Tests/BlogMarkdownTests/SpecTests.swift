@@ -1,4 +1,5 @@
 import XCTest
+import TestSupport
 import BlogMarkdown
 
 /// CommonMark 0.30 spec examples: with the dialect off, our pipeline must equal plain cmark.
@@ -9,7 +10,7 @@ final class SpecTests: XCTestCase {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let specURL = root.deletingLastPathComponent().appendingPathComponent("shared/spec/commonmark/spec-0.30.txt")
         guard let text = try? String(contentsOf: specURL, encoding: .utf8) else {
-            throw XCTSkip("spec file not found at \(specURL.path)")
+            throw specMissing("CommonMark spec not found at \(specURL.path)")
         }
         let fence = String(repeating: "`", count: 32)
         var examples: [Example] = []
@@ -56,3 +57,4 @@ final class SpecTests: XCTestCase {
         }
     }
 }
+

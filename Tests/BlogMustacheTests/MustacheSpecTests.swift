@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import TestSupport
 import BlogMustache
 
 /// Runs every test of every `*.json` file of the official Mustache spec (including the optional
@@ -22,7 +23,7 @@ final class MustacheSpecTests: XCTestCase {
 
     func testOfficialSpec() throws {
         guard let dir = Self.specDirectory() else {
-            throw XCTSkip("Mustache spec not found: expected <package root>/../shared/spec/mustache or $MUSTACHE_SPEC_DIR")
+            throw specMissing("Mustache spec not found: expected <package root>/../shared/spec/mustache or $MUSTACHE_SPEC_DIR")
         }
         let files = try FileManager.default.contentsOfDirectory(atPath: dir.path)
             .filter { $0.hasSuffix(".json") }.sorted()
@@ -160,3 +161,4 @@ indirect enum JSONValue: Decodable {
         }
     }
 }
+

@@ -317,6 +317,7 @@ enableRobotsTXT = true
 disableHugoGeneratorInject = true
 [params]
 author = "bench"
+related = {related}
 [taxonomies]
 tag = "tags"
 [markup.goldmark.renderer]
@@ -337,10 +338,13 @@ def hugo_version():
         return None
 
 
-def bench_hugo(corpus, runs):
+def bench_hugo(corpus, runs, related=True):
+    """Hugo on the corpus with the bench theme; `related=False` drops its related-posts section
+    (`.Related` is Hugo's most expensive feature), for the comparison that favours Hugo most."""
     work = tempfile.mkdtemp(prefix="blog-bench-hugo-")
     try:
         config = HUGO_CONFIG.format(title=json.dumps("Generated archive"),
+                                    related="true" if related else "false",
                                     content=json.dumps(os.path.join(os.path.abspath(corpus), "content")),
                                     themes=json.dumps(HERE))
         with open(os.path.join(work, "hugo.toml"), "w", encoding="utf-8") as f:
@@ -352,7 +356,7 @@ def bench_hugo(corpus, runs):
             settle()
             r = timed(["hugo", "--quiet", "--source", work, "--destination", dest, "--cacheDir", os.path.join(work, "cache")])
             samples.append(r)
-            log(f"    hugo full build {i + 1}/{runs}: {r['wall_s']:.2f} s wall, {r['cpu_s']:.2f} s CPU, {r['rss_mb']:.0f} MB")
+            log(f"    hugo{'' if related else ' (no related)'} full build {i + 1}/{runs}: {r['wall_s']:.2f} s wall, {r['cpu_s']:.2f} s CPU, {r['rss_mb']:.0f} MB")
         html = count_html(dest)
         result = {"full": summarize(samples), "html_pages": html, "output_bytes": du_bytes(dest)}
         result["full"]["pages_per_s"] = html / result["full"]["wall_s"]
@@ -423,6 +427,8 @@ def readable_table(results):
         rows.append(cells)
 
     row("full build, wall (s)", lambda s: s["blog"]["full"]["wall_s"], lambda s: s["hugo"]["full"]["wall_s"], ".2f")
+    row("  Hugo without related (s)", lambda s: s["blog"]["full"]["wall_s"],
+        lambda s: (s.get("hugo_plain") or {}).get("full", {}).get("wall_s"), ".2f")
     row("CPU user+sys (s)", lambda s: s["blog"]["full"]["cpu_s"], lambda s: s["hugo"]["full"]["cpu_s"], ".2f")
     row("  full build into RAM (s)", lambda s: s["blog"].get("full_ram", {}).get("wall_s"), lambda s: None, ".2f", show_ratio=False)
     row("  same, input not cached (s)", lambda s: s["blog"].get("cold_ram", {}).get("wall_s"), lambda s: None, ".2f", show_ratio=False)
@@ -508,32 +514,39 @@ def hugo_note(version):
     return "Hugo " + (m.group(0) if m else version) + " with the minimal theme in scripts/bench/hugo-theme"
 
 
+def median(values):
+    values = sorted(v for v in values if v is not None)
+    if not values:
+        return None
+    mid = len(values) // 2
+    return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
+
+
 def markdown_table(results):
+    """The README's Performance table: one row per corpus size."""
     m = results["machine"]
-    note = memory_note(m)
-    lines = [f"Measured {results['date']} on {m['nproc']} cores ({m['cpu']}), `{results['command']}`, "
+    lines = [f"Measured {results['date']} on {m['nproc']} cores ({m['cpu']}) with `{results['command']}`, "
              f"median of {results['runs']} run{'s' if results['runs'] != 1 else ''}{fewer_runs_note(results)}; "
-             f"{hugo_note(results['hugo_version'])}{'; ' + note if note else ''}.", ""]
-    lines.append("| posts | blog build | CPU | peak RSS | pages/s | into RAM | input not cached (RAM) | files alone (disk / RAM) | no-change rebuild | with --force | search index | Hugo build | Hugo / blog |")
-    lines.append("|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+             f"{hugo_note(results['hugo_version'])}.", ""]
+    lines.append("| posts | blog build | peak memory | Hugo | Hugo, no related posts | Hugo / blog (lower) "
+                 "| no-change rebuild | serve edit → reload | search, KB per query (median) |")
+    lines.append("|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+
+    def wall(entry):
+        return entry["full"]["wall_s"] if entry and "full" in entry else None
+
     for s in results["sizes"]:
         b = s["blog"]
-        h = s.get("hugo") if s.get("hugo") and "full" in s["hugo"] else None
-        index = b["search_index_bytes"]
-        forced = b.get("forced_rebuild", {}).get("wall_s")
-        ram = b.get("full_ram", {}).get("wall_s")
-        cold = b.get("cold_ram", {}).get("wall_s")
-        floors = [b.get(k, {}).get("wall_s") for k in ("files_disk", "files_ram")]
-        lines.append("| {posts} | {wall:.2f} s | {cpu:.2f} s | {rss:.0f} MB | {pps:,.0f} | {ram} | {cold} | {floors} | {rebuild:.2f} s | {forced} | {index} | {hugo} | {ratio} |".format(
-            forced="–" if forced is None else f"{forced:.2f} s",
-            ram="–" if ram is None else f"{ram:.2f} s",
-            cold="–" if cold is None else f"{cold:.2f} s",
-            floors=" / ".join("–" if f is None else f"{f:.2f} s" for f in floors),
-            posts=size_label(s["posts"]), wall=b["full"]["wall_s"], cpu=b["full"]["cpu_s"], rss=b["full"]["rss_mb"],
-            pps=b["full"]["pages_per_s"], rebuild=b["rebuild"]["wall_s"],
-            index="–" if index is None else f"{index / 1e6:.2f} MB",
-            hugo="–" if h is None else f"{h['full']['wall_s']:.2f} s" + ("" if h["full"]["runs"] > 1 else " (1 run)"),
-            ratio="–" if h is None else f"{h['full']['wall_s'] / b['full']['wall_s']:.1f}×"))
+        hugo, plain = wall(s.get("hugo")), wall(s.get("hugo_plain"))
+        ratios = [r for r in (ratio(hugo, b["full"]["wall_s"]), ratio(plain, b["full"]["wall_s"])) if r is not None]
+        serve = s.get("serve", {}).get("median_s")
+        per_query = median([q["bytes"] / 1e3 for q in s.get("search", {}).get("queries", [])])
+        lines.append("| {posts} | {wall:.2f} s | {rss:.0f} MB | {hugo} | {plain} | {ratio} | {rebuild:.2f} s | {serve} | {query} |".format(
+            posts=size_label(s["posts"]), wall=b["full"]["wall_s"], rss=b["full"]["rss_mb"],
+            hugo="–" if hugo is None else f"{hugo:.2f} s", plain="–" if plain is None else f"{plain:.2f} s",
+            ratio="–" if not ratios else f"{min(ratios):.1f}×", rebuild=b["rebuild"]["wall_s"],
+            serve="–" if serve is None else f"{1000 * serve:.0f} ms",
+            query="–" if per_query is None else f"{per_query:.0f}"))
     return "\n".join(lines)
 
 
@@ -598,6 +611,7 @@ def main():
         if hugo and n <= args.hugo_max_posts:
             runs = args.runs if n <= 1000 else max(1, min(runs, args.hugo_runs_large))
             entry["hugo"] = bench_hugo(corpus, runs)
+            entry["hugo_plain"] = bench_hugo(corpus, runs, related=False)
         elif hugo:
             entry["hugo"] = {"skipped": f"over --hugo-max-posts {args.hugo_max_posts}"}
         else:
