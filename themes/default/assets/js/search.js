@@ -407,11 +407,12 @@
     var self = this;
     var index = this.index;
     var N = meta.docs;
-    var norms = meta.norms;
-
-    function textLength(doc) {
-      return Math.pow(2, DIGIT[norms.charCodeAt(doc)] / 4) - 1;
+    // Decoded text lengths, once per index (meta.json).
+    if (!meta.lengths) {
+      meta.lengths = new Float64Array(N);
+      for (var d = 0; d < N; d++) meta.lengths[d] = Math.pow(2, DIGIT[meta.norms.charCodeAt(d)] / 4) - 1;
     }
+    var lengths = meta.lengths;
 
     // For each lookup: Map doc → {score, residues, title, bonus}; `bonus` is the title bonus
     // idf · (k1 + 1) (× the lookup's factor) of its best term in the title, counted only when the
@@ -435,7 +436,7 @@
         for (var i = 0; i < df; i++) {
           var doc = postings.docs[i];
           var value = postings.values[i];
-          var score = lookup.filter ? 0 : termScore(meta, value, textLength(doc), idf) * factor;
+          var score = lookup.filter ? 0 : termScore(meta, value, lengths[doc], idf) * factor;
           var current = map.get(doc);
           var bonus = (value & 1) && !lookup.filter ? idf * titleWeight * factor : 0;
           if (!current) {
@@ -465,33 +466,41 @@
     for (var p = 0; p + 1 < positioned.length; p++) {
       pairs.push([positioned[p], positioned[p + 1], query.lookups[positioned[p + 1]].pos - query.lookups[positioned[p]].pos]);
     }
+    // Query words (lookup groups) as small integers, for the per-document title test.
+    var wordOf = query.lookups.map(function (l) { return l.group; });
+    var words = Math.max.apply(null, wordOf.concat([-1])) + 1;
+    var inTitle = new Array(words);
     var ranked = [];
+    var entries = new Array(groups.length);
     smallest.forEach(function (entry, doc) {
       var score = 0;
-      var entries = new Array(groups.length);
-      var wordInTitle = new Map();
-      for (var g = 0; g < groups.length; g++) {
+      var g, w;
+      for (g = 0; g < groups.length; g++) {
         var e = groups[g].get(doc);
         if (!e) return;
         entries[g] = e;
         score += e.score;
-        var w = query.lookups[g].group;
-        wordInTitle.set(w, (wordInTitle.has(w) ? wordInTitle.get(w) : true) && e.title);
+      }
+      for (w = 0; w < words; w++) inTitle[w] = true;
+      var titleHasAll = worded;
+      for (g = 0; g < groups.length; g++) {
+        if (wordOf[g] < 0) continue;
+        if (!entries[g].title) { inTitle[wordOf[g]] = false; titleHasAll = false; }
       }
       for (g = 0; g < groups.length; g++) {
-        if (wordInTitle.get(query.lookups[g].group)) score += entries[g].bonus;
+        if (wordOf[g] >= 0 && inTitle[wordOf[g]]) score += entries[g].bonus;
       }
       if (pairs.length > 0) {
         var adjacent = 0;
-        pairs.forEach(function (pair) {
+        for (var p = 0; p < pairs.length; p++) {
+          var pair = pairs[p];
           var a = entries[pair[0]].residues, c = entries[pair[1]].residues, distance = pair[2] % 6;
-          if (a < 0 || c < 0) return;
+          if (a < 0 || c < 0) continue;
           var rotated = ((a << distance) | (a >> (6 - distance))) & 63;
           if (rotated & c) adjacent += 1;
-        });
+        }
         score *= 1 + PHRASE_BONUS * adjacent / pairs.length;
       }
-      var titleHasAll = worded && entries.every(function (e, g) { return query.lookups[g].filter || e.title; });
       ranked.push({ doc: doc, score: score, titleHasAll: titleHasAll });
     });
     ranked.sort(function (x, y) {
