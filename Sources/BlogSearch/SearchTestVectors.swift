@@ -26,6 +26,9 @@ public enum SearchTestVectors {
         "x" + String(repeating: "y", count: 70) + " short",
         "<img src=x onerror=alert(1)>",
         "tag:Swift 並行処理",
+        "URLSessionを使う",
+        "SwiftUI2とSwiftUI3の通知",
+        "NotificatonCenter Storybord iOS18",
         "",
     ]
 
