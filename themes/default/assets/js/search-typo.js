@@ -1,11 +1,12 @@
 /*
  * Typo tolerance for search.js: which index term a misspelled query word most likely meant.
- * Pure functions, no DOM; must decide exactly like Sources/BlogSearch/SearchTypo.swift (the shared
+ * Pure functions, no DOM (search-tokenizer.js loads first); must decide exactly like Sources/BlogSearch/SearchTypo.swift (the shared
  * test vectors in SearchTestVectors check both). Rules: docs/search-index.md, "Typo tolerance".
  */
 (function () {
   'use strict';
 
+  var tokenizer = window.blogSearchTokenizer;
   var MIN_LENGTH = 5;
   var LONG_LENGTH = 9;
 
@@ -125,5 +126,21 @@
     return out.reverse().join('');
   }
 
-  window.blogSearchTypo = { maxEdits: maxEdits, editsTo: editsTo, best: best, recase: recase, distance: distance };
+  /** `text` with its first occurrence of the word `word` (not inside a longer word) replaced. */
+  function replaceWord(text, word, replacement) {
+    var at = -1, from = 0;
+    while ((at = text.indexOf(word, from)) >= 0) {
+      var before = at > 0 ? tokenizer.runs(text.charAt(at - 1)) : [];
+      var after = tokenizer.runs(text.charAt(at + word.length));
+      if ((before.length === 0 || before[0].kind !== 'word') && (after.length === 0 || after[0].kind !== 'word')) {
+        return text.slice(0, at) + replacement + text.slice(at + word.length);
+      }
+      from = at + 1;
+    }
+    return tokenizer.normalize(text).replace(word, replacement);
+  }
+
+  window.blogSearchTypo = {
+    maxEdits: maxEdits, editsTo: editsTo, best: best, recase: recase, distance: distance, replaceWord: replaceWord
+  };
 })();

@@ -329,24 +329,10 @@
       var ranked = self.rank(meta, fixed, shards);
       if (ranked.length === 0) return none;
       var text = query.raw;
-      misses.forEach(function (l) { text = replaceWord(text, l.word, typo.recase(l.word, fixes.get(l))); });
+      misses.forEach(function (l) { text = typo.replaceWord(text, l.word, typo.recase(l.word, fixes.get(l))); });
       return { ranked: ranked, correction: { query: text, terms: extra.map(function (l) { return l.term; }) } };
     });
   };
-
-  /** `text` with its first occurrence of the word `word` (not inside a longer word) replaced. */
-  function replaceWord(text, word, replacement) {
-    var at = -1, from = 0;
-    while ((at = text.indexOf(word, from)) >= 0) {
-      var before = at > 0 ? runs(text.charAt(at - 1)) : [];
-      var after = runs(text.charAt(at + word.length));
-      if ((before.length === 0 || before[0].kind !== 'word') && (after.length === 0 || after[0].kind !== 'word')) {
-        return text.slice(0, at) + replacement + text.slice(at + word.length);
-      }
-      from = at + 1;
-    }
-    return normalize(text).replace(word, replacement);
-  }
 
   Engine.prototype.documentCount = function (shard, term) {
     return this.index.postings(term, shard.terms.get(term)).docs.length;
