@@ -6,6 +6,7 @@ enum UIStrings {
 
     static let japanese: [String: String] = [
         "tags": "タグ", "archive": "アーカイブ", "search": "検索", "search_placeholder": "記事を検索",
+        "did_you_mean": "もしかして:",
         "newer": "新しい記事", "older": "古い記事", "previous_post": "前の記事", "next_post": "次の記事",
         "related": "関連記事", "toc": "目次", "published": "投稿日", "updated": "更新日",
         "reading_time": "読了時間", "minutes_suffix": "分で読めます", "posts": "記事", "posts_suffix": "件",
@@ -18,6 +19,7 @@ enum UIStrings {
 
     static let english: [String: String] = [
         "tags": "Tags", "archive": "Archive", "search": "Search", "search_placeholder": "Search posts",
+        "did_you_mean": "Did you mean:",
         "newer": "Newer posts", "older": "Older posts", "previous_post": "Previous post", "next_post": "Next post",
         "related": "Related posts", "toc": "Contents", "published": "Published", "updated": "Updated",
         "reading_time": "Reading time", "minutes_suffix": " min read", "posts": "posts", "posts_suffix": " posts",

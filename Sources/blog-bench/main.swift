@@ -393,10 +393,10 @@ func benchTemplates(_ args: Arguments) {
 
 /// What a browser downloads for one query with the static index (docs/search-index.md, "Queries"):
 /// `search/meta.json`, the shards holding each lookup term (the last shard whose first term is ≤ the
-/// term, UTF-16 order; the last word also as a prefix, up to 2 shards), then the document-store
-/// chunks of the first 10 results. Long CJK runs look up a cover of their bigrams (every other one
-/// and the last). Results are ranked with the documented BM25F score without the phrase bonus and
-/// prefix expansions, so the doc chunks counted can differ slightly from the page's; shards cannot.
+/// term, UTF-16 order; every word of 2 or more characters also as a prefix, up to 2 shards), then
+/// the document-store chunks of the first 10 results. Long CJK runs look up a cover of their bigrams
+/// (every other one and the last). Results are ranked with `SearchScoring` without the phrase bonus
+/// and prefix expansions, so the doc chunks counted can differ slightly from the page's; shards cannot.
 struct StaticIndex {
     var files: [String: [UInt8]]
     var docs: Int
@@ -445,7 +445,7 @@ struct StaticIndex {
     }()
 
     /// doc → (field mask, body+code term frequency) for one term, or nil when the term is absent.
-    func postings(_ term: String) -> [Int: (mask: Int, tf: Int)]? {
+    func postings(_ term: String) -> [Int: Int]? {
         guard let s = shard(for: term), let bytes = files["search/shards/\(s).json"],
               let entries = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [[Any]] else { return nil }
         guard let entry = entries.first(where: { $0.first as? String == term }), entry.count > 1,
@@ -462,15 +462,12 @@ struct StaticIndex {
             }
             return value
         }
-        var result: [Int: (Int, Int)] = [:]
+        var result: [Int: Int] = [:]
         var doc = -1
         while i < digits.count {
             doc += varint() + 1
-            let value = varint()
+            result[doc] = varint()
             i += 1  // position residues
-            let mask = value & 31
-            let tf = (mask & 0b11000) != 0 ? (value >> 5) + 1 : 0
-            result[doc] = (mask, tf)
         }
         return result
     }
@@ -488,65 +485,70 @@ struct StaticIndex {
     }
 
     func cost(of query: String, topResults: Int = 10) -> QueryCost {
-        var lookups: [String] = []
-        for word in query.split(separator: " ") {
+        var lookups: [(term: String, share: Double, group: Int)] = []
+        for (group, word) in query.split(separator: " ").enumerated() {
             if word.hasPrefix("tag:") {
-                lookups.append("#" + SearchTokenizer.normalizeTag(String(word.dropFirst(4))))
+                lookups.append(("#" + SearchTokenizer.normalizeTag(String(word.dropFirst(4))), 0, -1))
                 continue
             }
             let terms = SearchTokenizer.queryTerms(String(word))
-            if StaticIndex.isCJK(word), terms.count > 2 {
-                var cover = stride(from: 0, to: terms.count, by: 2).map { terms[$0] }
-                if terms.count % 2 == 0 { cover.append(terms[terms.count - 1]) }
-                lookups.append(contentsOf: cover)
+            if StaticIndex.isCJK(word), terms.count > 1 {
+                var cover = terms.count > 2 ? stride(from: 0, to: terms.count, by: 2).map { terms[$0] } : terms
+                if terms.count > 2 && terms.count % 2 == 0 { cover.append(terms[terms.count - 1]) }
+                lookups += zip(cover, SearchScoring.shares(lookupsPerWord: [cover.count])).map { ($0, $1, group) }
             } else {
-                lookups.append(contentsOf: terms)
+                lookups += terms.enumerated().map { ($1, 1, group * 1000 + $0) }
             }
         }
         var unique: [String] = []
-        for t in lookups where !unique.contains(t) { unique.append(t) }
+        var shares: [Double] = []
+        var groups: [Int] = []
+        for t in lookups where !unique.contains(t.term) { unique.append(t.term); shares.append(t.share); groups.append(t.group) }
         var fetched = ["search/meta.json"]
         func fetch(_ shard: Int) {
             let path = "search/shards/\(shard).json"
             if !fetched.contains(path) { fetched.append(path) }
         }
-        var postingLists: [[Int: (mask: Int, tf: Int)]] = []
+        var postingLists: [[Int: Int]] = []
         for term in unique {
             if let s = shard(for: term) { fetch(s) }
             postingLists.append(postings(term) ?? [:])
+            // Every word also matches as a prefix: the shards from its own to the one holding term + U+FFFF, at most 2.
+            if !term.hasPrefix("#"), !StaticIndex.isCJK(Substring(term)), term.count >= 2,
+               let from = shard(for: term), let to = shard(for: term + "\u{FFFF}"), to > from {
+                fetch(from + 1)
+            }
         }
-        // The last word also matches as a prefix: the shards from its own to the one holding term + U+FFFF, at most 2.
-        if let last = unique.last, !last.hasPrefix("#"), !query.hasSuffix(" "), last.count >= 2,
-           let from = shard(for: last), let to = shard(for: last + "\u{FFFF}"), to > from {
-            fetch(from + 1)
-        }
-        // AND of all lookups, BM25F as documented (without the phrase bonus).
-        var scores: [Int: Double] = [:]
+        // AND of all lookups, scored as the page does (without the phrase bonus).
+        let scoring = SearchScoring(weights: weights, k1: k1, b: b, avgText: avgText)
+        var matches: [SearchScoring.Match] = []
         if let first = postingLists.first {
             for doc in first.keys where postingLists.allSatisfy({ $0[doc] != nil }) {
                 var score = 0.0
+                var titleHasAll = true
+                var wordInTitle: [Int: Bool] = [:]
+                var bonuses: [(group: Int, bonus: Double)] = []
                 let length = doc < norms.count ? norms[doc] : avgText
-                for list in postingLists {
-                    let df = Double(list.count)
-                    let idf = log(1 + (Double(docs) - df + 0.5) / (df + 0.5))
-                    let p = list[doc]!
-                    var wtf = 0.0
-                    for field in 0..<3 where p.mask & (1 << field) != 0 { wtf += weights[field] }
-                    if p.tf > 0 {
-                        let weight = p.mask & 8 != 0 ? weights[3] : weights[4]
-                        wtf += weight * Double(p.tf) / (1 - b + b * length / avgText)
+                for ((list, share), group) in zip(zip(postingLists, shares), groups) {
+                    let value = list[doc]!
+                    let idf = SearchScoring.idf(documents: docs, containing: list.count)
+                    score += share * scoring.termScore(value: value, textLength: length, idf: idf)
+                    if share > 0 {
+                        if value & 1 == 0 { titleHasAll = false }
+                        wordInTitle[group] = (wordInTitle[group] ?? true) && value & 1 != 0
+                        bonuses.append((group, share * scoring.titleBonus(idf: idf)))
                     }
-                    score += idf * wtf * (k1 + 1) / (wtf + k1)
                 }
-                scores[doc] = score
+                for b in bonuses where wordInTitle[b.group] == true { score += b.bonus }
+                matches.append(SearchScoring.Match(doc: doc, score: score, titleHasAll: titleHasAll))
             }
         }
-        let top = scores.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.prefix(topResults)
+        let top = matches.sorted(by: SearchScoring.precedes).prefix(topResults).map { ($0.doc, $0.score) }
         var chunks: [Int] = []
         for (doc, _) in top where !chunks.contains(doc / docChunk) { chunks.append(doc / docChunk) }
         for chunk in chunks.sorted() { fetched.append("search/docs-\(chunk).json") }
         let bytes = fetched.reduce(0) { $0 + (files[$1]?.count ?? 0) }
-        return QueryCost(query: query, terms: unique, files: fetched, bytes: bytes, hits: scores.count)
+        return QueryCost(query: query, terms: unique, files: fetched, bytes: bytes, hits: matches.count)
     }
 }
 

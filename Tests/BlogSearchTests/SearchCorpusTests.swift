@@ -6,7 +6,7 @@ import BlogSearch
 /// The 10,000-post archive: shard sizes and the bytes a query downloads.
 final class SearchCorpusTests: XCTestCase {
     /// What the page fetches for a query (search.js, `plan`): meta.json, the shard of every
-    /// query term, up to `prefixShardLimit` shards for the prefix of the last word, and the
+    /// query term, up to `prefixShardLimit` shards for the prefix of every word, and the
     /// document-store chunks of the first page of results (bounded here by 10 × the largest chunk).
     static let prefixShardLimit = 2
     static let resultsPerPage = 10
@@ -72,9 +72,10 @@ final class SearchCorpusTests: XCTestCase {
         for term in terms {
             if let s = reader.shardIndex(for: term) { shards.insert(s) }
         }
-        // The last word is also looked up as a prefix.
-        if let last = terms.last, let first = reader.shardIndex(for: last) {
-            let end = reader.shardIndex(for: last + "\u{FFFF}") ?? first
+        // Every word (not CJK bigrams) is also looked up as a prefix.
+        for term in terms where term.count >= 2 && !term.unicodeScalars.contains(where: { $0.value >= 0x1100 }) {
+            guard let first = reader.shardIndex(for: term) else { continue }
+            let end = reader.shardIndex(for: term + "\u{FFFF}") ?? first
             for s in first...min(end, first + SearchCorpusTests.prefixShardLimit - 1) { shards.insert(s) }
         }
         return metaBytes + shards.reduce(0) { $0 + reader.shards[$1].bytes } + SearchCorpusTests.resultsPerPage * maxChunk

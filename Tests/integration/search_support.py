@@ -54,6 +54,39 @@ POSTS = [
 ]
 
 
+# A small archive of a Japanese iOS developer, for typo tolerance, prefixes and title ranking.
+# Nothing here is named NSTableView or iOS18: corrections to UITableView or iOS17 would be false hits.
+IOS_POSTS = [
+    _post("swiftui-local-notification", "SwiftUIでローカル通知を送る", "2024-02-01T10:00:00+09:00", ["Swift", "SwiftUI"],
+          "SwiftUI のアプリからローカル通知を送ります。通知の許可は UNUserNotificationCenter で求めます。\n\n"
+          "```swift\nUNUserNotificationCenter.current().requestAuthorization(options: [.alert, .sound])\n```\n"),
+    _post("swiftui2-onreceive", "SwiftUI2のonReceiveで通知を受け取る", "2021-03-01T10:00:00+09:00", ["iOS14"],
+          "SwiftUI2 では onReceive で NotificationCenter の通知を受け取れます。\n\n"
+          "```swift\n.onReceive(NotificationCenter.default.publisher(for: UIApplication.didBecomeActiveNotification)) { _ in }\n```\n"),
+    _post("swiftui3-task", "SwiftUI3のtaskモディファイアとプッシュ通知", "2021-10-01T10:00:00+09:00", ["iOS15"],
+          "SwiftUI3 で追加された task モディファイアで、プッシュ通知の登録を非同期に書きます。\n"),
+    _post("notificationcenter-observer", "NotificationCenterで画面間に変更を伝える", "2020-06-01T10:00:00+09:00", ["Swift", "iOS"],
+          "NotificationCenter を使うと、離れた ViewController に変更を伝えられます。"
+          "Notification.Name を拡張して名前を定義します。\n\n"
+          "```swift\nNotificationCenter.default.addObserver(self, selector: #selector(reload), name: .didUpdate, object: nil)\n```\n"),
+    _post("storyboard-less", "Storyboardを使わずに画面を作る", "2020-09-01T10:00:00+09:00", ["Swift", "iOS"],
+          "Main.storyboard を削除して、SceneDelegate でコードから UIViewController を表示します。"
+          "Storyboard の参照は Info.plist からも消します。\n"),
+    _post("combine-api-client", "Combineを使うAPIクライアント", "2023-08-01T10:00:00+09:00", ["Swift", "URLSession"],
+          "Combine の dataTaskPublisher で API クライアントを書きます。\n\n"
+          "## URLSessionの設定\n\nURLSession の設定は URLSessionConfiguration で行い、URLSession を一つだけ作ります。"
+          "URLSession のキャッシュも URLSession 側で無効にします。\n\n"
+          "```swift\nlet session = URLSession(configuration: .ephemeral)\nURLSession.shared.dataTaskPublisher(for: url)\n```\n"),
+    _post("urlsession-async", "URLSession入門: async/awaitを使うデータ取得", "2022-05-01T10:00:00+09:00", ["Swift"],
+          "async/await で JSON を取得して Codable でデコードします。\n\n"
+          "```swift\nlet (data, _) = try await URLSession.shared.data(from: url)\n```\n"),
+    _post("uitableview-cell", "UITableViewのセルを自作する", "2019-11-01T10:00:00+09:00", ["iOS"],
+          "UITableViewCell を継承して、xib からセルを読み込みます。UITableView の register を忘れずに。\n"),
+    _post("ios17-api", "iOS17で追加されたAPIまとめ", "2023-09-20T10:00:00+09:00", ["iOS17"],
+          "iOS17 で追加された Observation フレームワークや TipKit を紹介します。\n"),
+]
+
+
 def split_markdown(markdown):
     """Markdown → (headings, prose, code), good enough for the fixture posts."""
     headings, prose, code = [], [], []
@@ -71,10 +104,10 @@ def split_markdown(markdown):
     return headings, "\n".join(prose).strip(), "\n".join(code)
 
 
-def search_documents(base_path="/"):
+def search_documents(base_path="/", posts=None):
     """The posts as BlogSearch documents (for the standalone fixture)."""
     docs = []
-    for post in POSTS:
+    for post in posts or POSTS:
         headings, body, code = split_markdown(post["markdown"])
         docs.append({
             "id": post["slug"], "title": post["title"], "url": f"{base_path}posts/{post['slug']}/",
@@ -84,14 +117,14 @@ def search_documents(base_path="/"):
     return docs
 
 
-def write_blog_source(root):
+def write_blog_source(root, posts=None):
     """A site source folder for `blog build` (blog.yml + content/posts/*.md)."""
     root = Path(root)
     (root / "content" / "posts").mkdir(parents=True, exist_ok=True)
     (root / "blog.yml").write_text(
         "title: Search Fixture\ndescription: Search tests\nbase_url: https://example.com/\n"
         "language: ja\nauthor: Tester\nposts_per_page: 5\n", encoding="utf-8")
-    for post in POSTS:
+    for post in posts or POSTS:
         front = ["---", "title: " + json.dumps(post["title"], ensure_ascii=False), "date: " + post["date"], "tags:"]
         front += ["  - " + json.dumps(tag, ensure_ascii=False) for tag in post["tags"]]
         front.append("---")
@@ -124,7 +157,7 @@ def run_swift_export(out, docs=None, corpus=0, timeout=900):
 
 LANG = {
     "search": "検索", "search_placeholder": "記事を検索", "js_required_search": "検索には JavaScript が必要です。",
-    "tags": "タグ", "no_posts": "記事がありません", "posts": "件",
+    "tags": "タグ", "no_posts": "記事がありません", "posts": "件", "did_you_mean": "もしかして:",
 }
 
 
@@ -150,18 +183,18 @@ def render_search_page(base_path="/"):
     )
 
 
-def build_standalone_site(root, corpus=0):
+def build_standalone_site(root, corpus=0, posts=None):
     """Index from the Swift module + the theme's page, JS and CSS: a site folder served at /."""
     root = Path(root)
-    run_swift_export(root, docs=search_documents("/"), corpus=corpus)
+    run_swift_export(root, docs=search_documents("/", posts), corpus=corpus)
     (root / "search" / "index.html").write_text(render_search_page("/"), encoding="utf-8")
-    for asset in ("js/search.js", "css/search.css"):
+    for asset in ("js/search-tokenizer.js", "js/search-typo.js", "js/search.js", "css/search.css"):
         target = root / "assets" / asset
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(THEME / "assets" / asset, target)
     (root / "tags").mkdir(exist_ok=True)
     (root / "tags" / "index.html").write_text("<!DOCTYPE html><title>tags</title>", encoding="utf-8")
-    for doc in search_documents("/"):
+    for doc in search_documents("/", posts):
         page = root / doc["url"].strip("/") / "index.html"
         page.parent.mkdir(parents=True, exist_ok=True)
         page.write_text("<!DOCTYPE html><title>post</title><h1 id=\"post\">post</h1>", encoding="utf-8")

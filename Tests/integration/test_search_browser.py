@@ -269,3 +269,154 @@ def test_bytes_per_query_on_a_large_archive(tmp_path, browser):
     for row in rows:
         print("bytes-per-query %-22s %8d B %3d files %6d hits %5d ms" % row)
     assert max(r[1] for r in rows) <= 300_000, rows
+
+
+# -------------------------------------------------------------------------------------------------
+# Forgiving search on a small iOS archive (support.IOS_POSTS): typos, every word a prefix, titles.
+
+@pytest.fixture(scope="session")
+def ios_site(tmp_path_factory):
+    root = tmp_path_factory.mktemp("ios")
+    blog = os.environ.get("BLOG")
+    if blog:
+        source = support.write_blog_source(root / "source", support.IOS_POSTS)
+        output = root / "blog-site"
+        result = subprocess.run([blog, "build", "--source", str(source), "--output", str(output)],
+                                capture_output=True, text=True, timeout=300)
+        assert result.returncode == 0, "blog build failed:\n" + result.stdout + result.stderr
+        if (output / "search" / "meta.json").exists():
+            return output
+    return support.build_standalone_site(root / "standalone", posts=support.IOS_POSTS)
+
+
+@pytest.fixture(scope="session")
+def ios_server(ios_site):
+    with support.FixtureServer(ios_site) as srv:
+        yield srv
+
+
+def js_search_corrected(browser, query):
+    """Like js_search, with the correction the engine made ({query, terms} or None)."""
+    outcome = browser.execute_async_script(
+        """
+        const done = arguments[arguments.length - 1];
+        window.blogSearch.search(arguments[0]).then(
+          r => done({ok: true, total: r.total, correction: r.correction,
+                     results: r.map(x => ({title: x.title, score: x.score, titleHasAll: x.titleHasAll}))}),
+          e => done({ok: false, error: String(e && e.stack || e)}));
+        """, query)
+    assert outcome["ok"], outcome.get("error")
+    return outcome
+
+
+def test_typo_rules_and_scores_agree_with_swift(browser, server, search_site):
+    open_search(browser, server)
+    vectors = search_site[2]
+    assert len(vectors["typos"]) > 10 and len(vectors["scores"]) > 5
+    got = browser.execute_script(
+        "const t = window.blogSearchTypo, v = arguments[0];"
+        "return {typos: v.typos.map(x => ({edits: t.editsTo(x.word, x.term), recased: t.recase(x.typed, x.term)})),"
+        " scores: v.scores.map(x => window.blogSearch.termScore(v.scoring, x.value, x.length, x.idf))};", vectors)
+    for vector, js in zip(vectors["typos"], got["typos"]):
+        assert js["edits"] == (-1 if vector["edits"] is None else vector["edits"]), vector
+        assert js["recased"] == vector["recased"], vector
+    for vector, js in zip(vectors["scores"], got["scores"]):
+        assert js == pytest.approx(vector["score"], rel=1e-12), vector
+
+
+@pytest.mark.parametrize("typed, meant, title", [
+    ("Notifcation", "Notification", "NotificationCenterで画面間に変更を伝える"),
+    ("Storybord", "Storyboard", "Storyboardを使わずに画面を作る"),
+    ("NotificatonCenter", "NotificationCenter", "NotificationCenterで画面間に変更を伝える"),
+    ("URLSesion", "URLSession", "URLSession入門: async/awaitを使うデータ取得"),
+])
+def test_misspelt_words_find_what_they_meant(browser, ios_server, typed, meant, title):
+    open_search(browser, ios_server)
+    outcome = js_search_corrected(browser, typed)
+    assert outcome["correction"] is not None and outcome["correction"]["query"] == meant
+    assert title in titles(outcome)
+    exact = js_search_corrected(browser, meant)
+    assert exact["correction"] is None
+    assert set(titles(outcome)) <= set(titles(exact))
+    # A correction ranks below the same match found exactly.
+    assert outcome["results"][0]["score"] < exact["results"][0]["score"]
+
+
+def test_misspelt_word_beside_other_words(browser, ios_server):
+    open_search(browser, ios_server)
+    outcome = js_search_corrected(browser, "tag:Swift Storybord 画面")
+    assert outcome["correction"]["query"] == "tag:Swift Storyboard 画面"
+    assert titles(outcome) == ["Storyboardを使わずに画面を作る"]
+
+
+@pytest.mark.parametrize("query", ["NSTableView", "iOS18", "SwiftUI4 通知", "Notifcation 東京"])
+def test_no_correction_that_would_be_a_false_hit(browser, ios_server, query):
+    # NSTableView is AppKit, not a misspelt UITableView; iOS18 and SwiftUI4 are other versions;
+    # Notification exists, but no post has it together with 東京.
+    open_search(browser, ios_server)
+    outcome = js_search_corrected(browser, query)
+    assert outcome["total"] == 0 and outcome["correction"] is None
+
+
+def test_no_correction_for_short_words_or_words_that_match(browser, ios_server):
+    open_search(browser, ios_server)
+    assert js_search_corrected(browser, "Swft")["correction"] is None
+    # `Notificatio` is a prefix of an index term: prefix matches, no correction.
+    prefix = js_search_corrected(browser, "Notificatio")
+    assert prefix["correction"] is None and prefix["total"] > 0
+
+
+@pytest.mark.parametrize("query", ["SwiftUI 通知", "通知 SwiftUI", "SwiftUI 通知 ", "swiftui　通知"])
+def test_every_word_is_a_prefix_in_any_order(browser, ios_server, query):
+    open_search(browser, ios_server)
+    outcome = js_search_corrected(browser, query)
+    assert set(titles(outcome)) == {"SwiftUIでローカル通知を送る", "SwiftUI2のonReceiveで通知を受け取る",
+                                    "SwiftUI3のtaskモディファイアとプッシュ通知"}
+    # The exact word ranks above its longer forms.
+    assert titles(outcome)[0] == "SwiftUIでローカル通知を送る"
+
+
+def test_prefixes_need_two_latin_characters(browser, ios_server):
+    open_search(browser, ios_server)
+    assert "Storyboardを使わずに画面を作る" in titles(js_search_corrected(browser, "St 画面"))
+    assert js_search_corrected(browser, "S 画面")["total"] == 0
+
+
+def test_title_holding_every_query_term_ranks_first(browser, ios_server):
+    open_search(browser, ios_server)
+    outcome = js_search_corrected(browser, "URLSessionを使う")
+    # The Combine post has URLSession in its tag, a heading and six times in its body, and を使う
+    # in its title; the post whose title holds both comes first all the same.
+    assert titles(outcome)[:2] == ["URLSession入門: async/awaitを使うデータ取得", "Combineを使うAPIクライアント"]
+    assert outcome["results"][0]["titleHasAll"] and not outcome["results"][1]["titleHasAll"]
+
+
+def test_did_you_mean_reruns_the_corrected_query(browser, ios_server):
+    open_search(browser, ios_server, "Notifcation")
+    wait_for_results(browser)
+    line = browser.execute_script(
+        "const p = document.querySelector('.search-suggestion'), a = p.querySelector('a');"
+        "return {hidden: p.hidden, text: p.textContent, link: a && a.textContent, elements: p.querySelectorAll('*').length};")
+    assert not line["hidden"]
+    assert line["text"] == "もしかして: Notification" and line["link"] == "Notification"
+    assert line["elements"] == 1
+    browser.find_element("css selector", ".search-suggestion a").click()
+    from selenium.webdriver.support.ui import WebDriverWait
+    WebDriverWait(browser, 10).until(
+        lambda d: d.execute_script("return document.querySelector('.search-suggestion').hidden"))
+    state = browser.execute_script(
+        "return {value: document.querySelector('[data-index] input[name=q]').value,"
+        " titles: Array.from(document.querySelectorAll('.search-result-title')).map(a => a.textContent)};")
+    assert state["value"] == "Notification"
+    assert "NotificationCenterで画面間に変更を伝える" in state["titles"]
+    assert urllib.parse.parse_qs(urllib.parse.urlparse(browser.current_url).query)["q"] == ["Notification"]
+
+
+def test_suggestion_text_is_shown_as_text(browser, ios_server):
+    # Only words are looked up, so markup around one stays in the suggested query, as text.
+    open_search(browser, ios_server, "<URLSesion/>")
+    wait_for_results(browser)
+    line = browser.execute_script(
+        "const p = document.querySelector('.search-suggestion');"
+        "return {link: p.querySelector('a').textContent, elements: p.querySelectorAll('*').length};")
+    assert line["link"] == "<URLSession/>" and line["elements"] == 1

@@ -3,166 +3,19 @@
  *
  * Reads the static index written by BlogSearch (format: docs/search-index.md) from the URL in the
  * `data-index` attribute of the search root element, tokenizes queries exactly like the index
- * (SearchTokenizer in Swift), ranks with BM25F plus a phrase bonus, and renders results with DOM
- * APIs only (indexed text never goes through innerHTML).
+ * (search-tokenizer.js), ranks with BM25F plus title and phrase bonuses, corrects misspelt words
+ * that match nothing (search-typo.js), and renders results with DOM APIs only (indexed text never
+ * goes through innerHTML).
  *
- * Test hook: window.blogSearch = { tokenize, queryTerms, normalizeTag, search, stats, reset }.
+ * Test hook: window.blogSearch = { tokenize, queryTerms, normalizeTag, parseQuery, search, stats, reset }.
  */
 (function () {
   'use strict';
 
-  // ---------------------------------------------------------------------------------------------
-  // Tokenizer (must match Sources/BlogSearch/SearchTokenizer.swift)
-
-  var MAX_WORD_LENGTH = 64;
-  var MAX_PARTS_FOR_SPANS = 8;
-  var MAX_SPAN_PARTS = 3;
-
-  function isCJK(v) {
-    if (v < 0x1100) return false;
-    if (v >= 0x4e00 && v <= 0x9fff) return true;
-    if (v >= 0x3041 && v <= 0x309f) return true;
-    if (v >= 0x30a1 && v <= 0x30ff) return v !== 0x30fb;
-    if (v >= 0x3005 && v <= 0x3007) return true;
-    if (v >= 0x31f0 && v <= 0x31ff) return true;
-    if (v >= 0x3400 && v <= 0x4dbf) return true;
-    if (v >= 0xf900 && v <= 0xfaff) return true;
-    if (v >= 0x20000 && v <= 0x3134f) return true;
-    if (v >= 0xac00 && v <= 0xd7a3) return true;
-    if (v <= 0x11ff) return true;
-    if (v >= 0x3131 && v <= 0x318e) return true;
-    if (v >= 0xa960 && v <= 0xa97f) return true;
-    return v >= 0xd7b0 && v <= 0xd7ff;
-  }
-
-  function isWordLetter(v) {
-    if (v >= 0xc0 && v <= 0x24f) return v !== 0xd7 && v !== 0xf7;
-    if (v >= 0x370 && v <= 0x3ff) return v !== 0x37e && v !== 0x387 && v !== 0x375;
-    if (v >= 0x400 && v <= 0x4ff) return true;
-    return v >= 0x1e00 && v <= 0x1eff;
-  }
-
-  function isASCIIWord(v) {
-    return (v >= 0x61 && v <= 0x7a) || (v >= 0x41 && v <= 0x5a) || (v >= 0x30 && v <= 0x39) || v === 0x5f;
-  }
-
-  function lower(s) {
-    return s.toLowerCase().replace(/\u03c2/g, '\u03c3');
-  }
-
-  function isUpper(c) { return c.toLowerCase() !== c; }
-  function isLower(c) { return c.toUpperCase() !== c; }
-  function isDigit(c) { return c >= '0' && c <= '9'; }
-
-  function normalize(text) {
-    return String(text).normalize('NFKC');
-  }
-
-  /** Splits normalized text into runs: {kind: 'cjk'|'word', chars: [code point strings]}. */
-  function runs(normalized) {
-    var out = [];
-    var kind = 0;
-    var chars = [];
-    for (var ch of normalized) {
-      var v = ch.codePointAt(0);
-      var k = v < 0x80 ? (isASCIIWord(v) ? 2 : 0) : (isCJK(v) ? 1 : (isWordLetter(v) ? 2 : 0));
-      if (k !== kind) {
-        if (kind) out.push({ kind: kind === 1 ? 'cjk' : 'word', chars: chars });
-        chars = [];
-        kind = k;
-      }
-      if (k) chars.push(ch);
-    }
-    if (kind) out.push({ kind: kind === 1 ? 'cjk' : 'word', chars: chars });
-    return out;
-  }
-
-  function splitParts(chars) {
-    var parts = [];
-    var start = -1;
-    for (var i = 0; i < chars.length; i++) {
-      var c = chars[i];
-      if (c === '_') {
-        if (start >= 0) { parts.push(chars.slice(start, i)); start = -1; }
-        continue;
-      }
-      if (start >= 0) {
-        var prev = chars[i - 1];
-        if (isUpper(c) && (isLower(prev) || isDigit(prev) ||
-            (isUpper(prev) && i + 1 < chars.length && isLower(chars[i + 1])))) {
-          parts.push(chars.slice(start, i));
-          start = i;
-        }
-      } else {
-        start = i;
-      }
-    }
-    if (start >= 0) parts.push(chars.slice(start));
-    return parts;
-  }
-
-  /** The whole lowercased word (leading/trailing `_` removed), or null. */
-  function wholeWord(chars) {
-    if (chars.length > MAX_WORD_LENGTH) return null;
-    var lo = 0, hi = chars.length;
-    while (lo < hi && chars[lo] === '_') lo++;
-    while (hi > lo && chars[hi - 1] === '_') hi--;
-    if (lo === hi) return null;
-    return lower(chars.slice(lo, hi).join(''));
-  }
-
-  function wordTokens(chars) {
-    var whole = wholeWord(chars);
-    if (whole === null) return [];
-    var out = [whole];
-    var parts = splitParts(chars);
-    if (parts.length < 2) return out;
-    var lowered = parts.map(function (p) { return lower(p.join('')); });
-    var seen = new Set(out);
-    var longest = parts.length > MAX_PARTS_FOR_SPANS ? 1 : Math.min(MAX_SPAN_PARTS, parts.length);
-    for (var length = 1; length <= longest; length++) {
-      for (var start = 0; start + length <= lowered.length; start++) {
-        var token = lowered.slice(start, start + length).join('');
-        if (!seen.has(token)) { seen.add(token); out.push(token); }
-      }
-    }
-    return out;
-  }
-
-  function cjkTokens(chars) {
-    if (chars.length === 1) return [chars[0]];
-    var out = [];
-    for (var i = 0; i + 1 < chars.length; i++) out.push(chars[i] + chars[i + 1]);
-    return out;
-  }
-
-  /** All index tokens of `text`, in the order the Swift tokenizer gives them. */
-  function tokenize(text) {
-    var out = [];
-    runs(normalize(text)).forEach(function (run) {
-      var tokens = run.kind === 'cjk' ? cjkTokens(run.chars) : wordTokens(run.chars);
-      for (var i = 0; i < tokens.length; i++) out.push(tokens[i]);
-    });
-    return out;
-  }
-
-  /** The terms a query looks up: whole words and CJK bigrams (one per position). */
-  function queryTerms(text) {
-    var out = [];
-    runs(normalize(text)).forEach(function (run) {
-      if (run.kind === 'cjk') {
-        cjkTokens(run.chars).forEach(function (t) { out.push(t); });
-      } else {
-        var whole = wholeWord(run.chars);
-        if (whole !== null) out.push(whole);
-      }
-    });
-    return out;
-  }
-
-  function normalizeTag(tag) {
-    return lower(normalize(tag)).split(/\s+/).filter(Boolean).join(' ');
-  }
+  // The tokenizer (search-tokenizer.js, loaded first) and typo rules (search-typo.js).
+  var tokenizer = window.blogSearchTokenizer;
+  var runs = tokenizer.runs, normalize = tokenizer.normalize, wholeWord = tokenizer.wholeWord;
+  var cjkTokens = tokenizer.cjkTokens, lower = tokenizer.lower, normalizeTag = tokenizer.normalizeTag;
 
   // ---------------------------------------------------------------------------------------------
   // Index access
@@ -176,6 +29,7 @@
   var PREFIX_TERM_LIMIT = 64;
   var PHRASE_BONUS = 0.6;
   var PREFIX_PENALTY = 0.85;
+  var FUZZY_PENALTY = 0.7;
 
   /** Decodes a posting string: {docs, values, residues} (docs ascending). */
   function decodePostings(text) {
@@ -297,10 +151,13 @@
   /**
    * Parses a query into lookups. `tag:Name` (or `tag:"Two Words"`) filters; other text is
    * tokenized like the index. Each lookup is one AND-ed condition:
-   *   {term, pos, prefix, filter}
+   *   {term, pos, prefix, filter, share, group, word}
    * CJK runs use a cover of their bigrams (every other bigram and the last one), which still
-   * matches every character but fetches about half the shards. The last word (when the query does
-   * not end with a space) and single CJK characters also match as prefixes.
+   * matches every character but fetches about half the shards; each of a run's lookups has a
+   * `share` of 1/(its run's lookups), so a Japanese word weighs as much as a Latin one. Every
+   * word of 2 or more characters and single CJK characters also match as prefixes, whatever their
+   * order. `group` numbers the query's words (a CJK run's lookups share one); `word` is the word
+   * as typed (for "did you mean").
    */
   function parseQuery(raw) {
     raw = String(raw || '');
@@ -310,37 +167,39 @@
       if (tag) tags.push(tag);
       return pre + ' ';
     });
-    var open = raw.length > 0 && !/\s$/.test(raw);
     var lookups = [];
     var highlights = [];
     var position = 0;
-    var list = runs(normalize(text));
-    list.forEach(function (run, index) {
-      var last = index === list.length - 1;
+    var group = 0;
+    runs(normalize(text)).forEach(function (run) {
       if (run.kind === 'word') {
         var whole = wholeWord(run.chars);
         if (whole === null) return;
-        lookups.push({ term: whole, pos: position, prefix: last && open && whole.length >= 2 });
+        lookups.push({ term: whole, pos: position, prefix: Array.from(whole).length >= 2, share: 1,
+                       group: group++, word: run.chars.join('') });
         highlights.push(whole);
         position += 1;
       } else {
         var bigrams = cjkTokens(run.chars);
         highlights.push(run.chars.join(''));
         if (run.chars.length === 1) {
-          lookups.push({ term: bigrams[0], pos: position, prefix: true });
+          lookups.push({ term: bigrams[0], pos: position, prefix: true, share: 1, group: group++ });
           position += 1;
           return;
         }
+        var cover = [];
         for (var i = 0; i < bigrams.length; i++) {
           if (i % 2 === 0 || i === bigrams.length - 1 || bigrams.length <= 2) {
-            lookups.push({ term: bigrams[i], pos: position + i, prefix: false });
+            cover.push({ term: bigrams[i], pos: position + i, prefix: false });
           }
           highlights.push(bigrams[i]);
         }
+        cover.forEach(function (l) { l.share = 1 / cover.length; l.group = group; lookups.push(l); });
+        group += 1;
         position += bigrams.length;
       }
     });
-    tags.forEach(function (tag) { lookups.push({ term: '#' + tag, pos: -1, prefix: false, filter: true }); });
+    tags.forEach(function (tag) { lookups.push({ term: '#' + tag, pos: -1, prefix: false, filter: true, share: 0, group: -1 }); });
     // Duplicate terms add nothing to an AND.
     var seen = new Set();
     lookups = lookups.filter(function (l) {
@@ -349,14 +208,14 @@
       seen.add(key);
       return true;
     });
-    return { lookups: lookups, tags: tags, highlights: highlights };
+    return { raw: raw, lookups: lookups, tags: tags, highlights: highlights };
   }
 
   function Engine(base) {
     this.index = new SearchIndex(base);
   }
 
-  /** Runs a query: resolves to {results, total, page} where results are document records. */
+  /** Runs a query: resolves to {results, total, page, correction} where results are document records. */
   Engine.prototype.search = function (raw, page) {
     var self = this;
     var index = this.index;
@@ -366,29 +225,16 @@
     var query = parseQuery(raw);
     page = page || 0;
     if (query.lookups.length === 0) {
-      return Promise.resolve({ results: [], total: 0, query: query, page: 0 });
+      return Promise.resolve({ results: [], total: 0, query: query, page: 0, correction: null });
     }
     return index.meta().then(function (meta) {
-      // Which shards each lookup needs.
-      var needed = new Set();
-      query.lookups.forEach(function (lookup) {
-        var first = shardIndexFor(meta, lookup.term);
-        lookup.shards = [];
-        if (lookup.prefix) {
-          var end = shardIndexFor(meta, lookup.term + '\uffff');
-          first = Math.max(first, 0);
-          for (var s = first; s <= Math.min(end, first + PREFIX_SHARD_LIMIT - 1); s++) lookup.shards.push(s);
-        } else if (first >= 0) {
-          lookup.shards.push(first);
-        }
-        lookup.shards.forEach(function (s) { needed.add(s); });
-      });
-      var order = Array.from(needed).sort(function (a, b) { return a - b; });
-      return Promise.all(order.map(function (s) { return index.shard(meta, s); })).then(function (loaded) {
-        var shards = new Map();
-        order.forEach(function (s, i) { shards.set(s, loaded[i]); });
-        return self.rank(meta, query, shards);
-      }).then(function (ranked) {
+      var shards = new Map();
+      return self.load(meta, query.lookups, shards).then(function () {
+        var ranked = self.rank(meta, query, shards);
+        if (ranked.length > 0) return { ranked: ranked, correction: null };
+        return self.corrected(meta, query, shards);
+      }).then(function (found) {
+        var ranked = found.ranked;
         var slice = ranked.slice(page * RESULTS_PER_PAGE, (page + 1) * RESULTS_PER_PAGE);
         var chunks = new Set(slice.map(function (r) { return Math.floor(r.doc / meta.docChunk); }));
         var list = Array.from(chunks);
@@ -397,73 +243,170 @@
           list.forEach(function (c, i) { byChunk.set(c, records[i]); });
           var results = slice.map(function (r) {
             var rec = byChunk.get(Math.floor(r.doc / meta.docChunk))[r.doc % meta.docChunk];
-            return { doc: r.doc, score: r.score, id: rec[0], title: rec[1], url: rec[2], date: rec[3], tags: rec[4], summary: rec[5] };
+            return { doc: r.doc, score: r.score, titleHasAll: r.titleHasAll, id: rec[0], title: rec[1], url: rec[2],
+                     date: rec[3], tags: rec[4], summary: rec[5] };
           });
           index.stats.last = {
             query: String(raw), total: ranked.length, page: page,
             bytes: index.stats.bytes - bytesBefore, files: index.stats.files - filesBefore,
             ms: performance.now() - started
           };
-          return { results: results, total: ranked.length, query: query, page: page };
+          var highlights = query.highlights.concat(found.correction ? found.correction.terms : []);
+          return { results: results, total: ranked.length, query: query, page: page, correction: found.correction,
+                   highlights: highlights };
         });
       });
     });
   };
 
-  /** Scores every document that satisfies all lookups; returns [{doc, score}] best first. */
+  /** Fetches the shards the lookups need into `shards` (index → shard); sets each lookup's `shards`. */
+  Engine.prototype.load = function (meta, lookups, shards) {
+    var index = this.index;
+    var needed = new Set();
+    lookups.forEach(function (lookup) {
+      var first = shardIndexFor(meta, lookup.term);
+      lookup.shards = [];
+      if (lookup.prefix) {
+        var end = shardIndexFor(meta, lookup.term + '\uffff');
+        first = Math.max(first, 0);
+        for (var s = first; s <= Math.min(end, first + PREFIX_SHARD_LIMIT - 1); s++) lookup.shards.push(s);
+      } else if (first >= 0) {
+        lookup.shards.push(first);
+      }
+      lookup.shards.forEach(function (s) { if (!shards.has(s)) needed.add(s); });
+    });
+    var order = Array.from(needed).sort(function (a, b) { return a - b; });
+    return Promise.all(order.map(function (s) { return index.shard(meta, s); })).then(function (loaded) {
+      order.forEach(function (s, i) { shards.set(s, loaded[i]); });
+    });
+  };
+
+  /**
+   * When the query found nothing: each word with no exact or prefix match at all is replaced by the
+   * index term a typo most likely came from (search-typo.js), looked for among the terms of the
+   * shards already loaded and the first terms of all shards (meta.json). Resolves to
+   * {ranked, correction}; the correction is offered only when the corrected query finds something.
+   */
+  Engine.prototype.corrected = function (meta, query, shards) {
+    var self = this;
+    var none = { ranked: [], correction: null };
+    var typo = window.blogSearchTypo;
+    if (!typo) return Promise.resolve(none);
+    var misses = query.lookups.filter(function (l) {
+      return l.word && !l.filter && typo.maxEdits(Array.from(l.term).length) > 0 && self.matches(l, shards).length === 0;
+    });
+    if (misses.length === 0) return Promise.resolve(none);
+    var fixes = new Map();
+    var extra = [];
+    misses.forEach(function (l) {
+      // Only terms that keep the word's first two characters can qualify; their document counts are
+      // decoded only for those within reach.
+      var start = Array.from(l.term).slice(0, 2).join('');
+      var pool = new Map();
+      shards.forEach(function (shard) {
+        shard.sorted.forEach(function (term) {
+          if (term.lastIndexOf(start, 0) === 0 && !pool.has(term) && typo.editsTo(l.term, term) >= 0) {
+            pool.set(term, { term: term, df: self.documentCount(shard, term) });
+          }
+        });
+      });
+      // A term that starts a shard not loaded is a candidate too; its document count is unknown
+      // until its shard arrives, so it counts as the rarest.
+      meta.shards.forEach(function (term) {
+        if (term.lastIndexOf(start, 0) === 0 && !pool.has(term)) pool.set(term, { term: term, df: 0 });
+      });
+      var choice = typo.best(l.term, Array.from(pool.values()));
+      if (!choice) return;
+      fixes.set(l, choice.term);
+      extra.push({ term: choice.term, pos: l.pos, prefix: false, share: l.share, group: l.group, fuzzy: true, word: l.word });
+    });
+    if (fixes.size !== misses.length) return Promise.resolve(none);
+    var lookups = query.lookups.map(function (l) {
+      return fixes.has(l) ? extra[misses.indexOf(l)] : l;
+    });
+    return this.load(meta, extra, shards).then(function () {
+      var fixed = { raw: query.raw, lookups: lookups, tags: query.tags, highlights: query.highlights };
+      var ranked = self.rank(meta, fixed, shards);
+      if (ranked.length === 0) return none;
+      var text = query.raw;
+      misses.forEach(function (l) { text = typo.replaceWord(text, l.word, typo.recase(l.word, fixes.get(l))); });
+      return { ranked: ranked, correction: { query: text, terms: extra.map(function (l) { return l.term; }) } };
+    });
+  };
+
+  Engine.prototype.documentCount = function (shard, term) {
+    return this.index.postings(term, shard.terms.get(term)).docs.length;
+  };
+
+  /** The index terms a lookup matches in the loaded shards: the term itself or, for a prefix, up to 64. */
+  Engine.prototype.matches = function (lookup, shards) {
+    var terms = [];
+    lookup.shards.forEach(function (s) {
+      var shard = shards.get(s);
+      if (!shard) return;
+      if (!lookup.prefix) {
+        if (shard.terms.has(lookup.term)) terms.push(lookup.term);
+        return;
+      }
+      // Terms starting with the prefix: binary search to the first, then walk.
+      var lo = 0, hi = shard.sorted.length;
+      while (lo < hi) {
+        var mid = (lo + hi) >> 1;
+        if (shard.sorted[mid] < lookup.term) lo = mid + 1; else hi = mid;
+      }
+      for (var i = lo; i < shard.sorted.length && shard.sorted[i].lastIndexOf(lookup.term, 0) === 0; i++) {
+        terms.push(shard.sorted[i]);
+      }
+    });
+    if (lookup.prefix && terms.length > PREFIX_TERM_LIMIT) {
+      terms.sort(function (x, y) { return x.length - y.length || (x < y ? -1 : x > y ? 1 : 0); });
+      terms = terms.slice(0, PREFIX_TERM_LIMIT);
+      if (terms.indexOf(lookup.term) < 0) terms.push(lookup.term);
+    }
+    return terms;
+  };
+
+  /**
+   * One term in one document (SearchScoring.termScore in Swift): BM25F over the posting's fields.
+   * It stays below idf · (k1 + 1), the title bonus (`rank`).
+   */
+  function termScore(meta, value, length, idf) {
+    var weights = meta.weights, k1 = meta.k1, b = meta.b, avgText = Math.max(meta.avgText || 1, 1);
+    var mask = value & 31;
+    var wtf = 0;
+    if (mask & 1) wtf += weights[0];
+    if (mask & 2) wtf += weights[1];
+    if (mask & 4) wtf += weights[2];
+    if (mask & 24) {
+      var tf = Math.floor(value / 32) + 1;
+      var fieldWeight = (mask & 8) ? weights[3] : weights[4];
+      wtf += fieldWeight * tf / (1 - b + b * length / avgText);
+    }
+    return idf * wtf * (k1 + 1) / (wtf + k1);
+  }
+
+  /**
+   * Scores every document that satisfies all lookups; returns [{doc, score, titleHasAll}], documents
+   * whose title holds every looked-up term first, then by score (docs/search-index.md, "Scoring").
+   */
   Engine.prototype.rank = function (meta, query, shards) {
+    var self = this;
     var index = this.index;
     var N = meta.docs;
-    var weights = meta.weights;
-    var k1 = meta.k1, b = meta.b;
-    var avgText = meta.avgText || 1;
-    var norms = meta.norms;
-
-    function textLength(doc) {
-      return Math.pow(2, DIGIT[norms.charCodeAt(doc)] / 4) - 1;
+    // Decoded text lengths, once per index (meta.json).
+    if (!meta.lengths) {
+      meta.lengths = new Float64Array(N);
+      for (var d = 0; d < N; d++) meta.lengths[d] = Math.pow(2, DIGIT[meta.norms.charCodeAt(d)] / 4) - 1;
     }
+    var lengths = meta.lengths;
 
-    function termScore(value, doc, idf) {
-      var mask = value & 31;
-      var wtf = 0;
-      if (mask & 1) wtf += weights[0];
-      if (mask & 2) wtf += weights[1];
-      if (mask & 4) wtf += weights[2];
-      if (mask & 24) {
-        var tf = Math.floor(value / 32) + 1;
-        var fieldWeight = (mask & 8) ? weights[3] : weights[4];
-        wtf += fieldWeight * tf / (1 - b + b * textLength(doc) / avgText);
-      }
-      return idf * wtf * (k1 + 1) / (wtf + k1);
-    }
-
-    // For each lookup: Map doc → {score, residues}.
+    // For each lookup: Map doc → {score, residues, title, bonus}; `bonus` is the title bonus
+    // idf · (k1 + 1) (× the lookup's factor) of its best term in the title, counted only when the
+    // whole query word is in the title (every bigram lookup of a CJK run).
+    var titleWeight = meta.k1 + 1;
     var groups = query.lookups.map(function (lookup) {
       var map = new Map();
-      var terms = [];
-      lookup.shards.forEach(function (s) {
-        var shard = shards.get(s);
-        if (!shard) return;
-        if (!lookup.prefix) {
-          if (shard.terms.has(lookup.term)) terms.push(lookup.term);
-          return;
-        }
-        // Terms starting with the prefix: binary search to the first, then walk.
-        var lo = 0, hi = shard.sorted.length;
-        while (lo < hi) {
-          var mid = (lo + hi) >> 1;
-          if (shard.sorted[mid] < lookup.term) lo = mid + 1; else hi = mid;
-        }
-        for (var i = lo; i < shard.sorted.length && shard.sorted[i].lastIndexOf(lookup.term, 0) === 0; i++) {
-          terms.push(shard.sorted[i]);
-        }
-      });
-      if (lookup.prefix && terms.length > PREFIX_TERM_LIMIT) {
-        terms.sort(function (x, y) { return x.length - y.length || (x < y ? -1 : x > y ? 1 : 0); });
-        terms = terms.slice(0, PREFIX_TERM_LIMIT);
-        if (terms.indexOf(lookup.term) < 0) terms.push(lookup.term);
-      }
-      terms.forEach(function (term) {
+      self.matches(lookup, shards).forEach(function (term) {
         var encoded;
         lookup.shards.some(function (s) {
           var shard = shards.get(s);
@@ -474,13 +417,23 @@
         var postings = index.postings(term, encoded);
         var df = postings.docs.length;
         var idf = Math.log(1 + (N - df + 0.5) / (df + 0.5));
-        var exact = term === lookup.term;
+        var exact = term === lookup.term && !lookup.fuzzy;
+        var factor = lookup.share * (lookup.fuzzy ? FUZZY_PENALTY : (exact ? 1 : PREFIX_PENALTY));
         for (var i = 0; i < df; i++) {
           var doc = postings.docs[i];
-          var score = lookup.filter ? 0 : termScore(postings.values[i], doc, idf) * (exact ? 1 : PREFIX_PENALTY);
+          var value = postings.values[i];
+          var score = lookup.filter ? 0 : termScore(meta, value, lengths[doc], idf) * factor;
           var current = map.get(doc);
-          if (!current || score > current.score) {
-            map.set(doc, { score: score, residues: exact ? postings.residues[i] : -1 });
+          var bonus = (value & 1) && !lookup.filter ? idf * titleWeight * factor : 0;
+          if (!current) {
+            map.set(doc, { score: score, residues: exact ? postings.residues[i] : -1, title: (value & 1) !== 0, bonus: bonus });
+          } else {
+            if (score > current.score) {
+              current.score = score;
+              current.residues = exact ? postings.residues[i] : -1;
+            }
+            if (value & 1) current.title = true;
+            if (bonus > current.bonus) current.bonus = bonus;
           }
         }
       });
@@ -490,6 +443,7 @@
     // AND: walk the smallest group, probe the others.
     var order = groups.map(function (g, i) { return i; }).sort(function (x, y) { return groups[x].size - groups[y].size; });
     var smallest = groups[order[0]];
+    var worded = query.lookups.some(function (l) { return !l.filter; });
     // Pairs of lookups at increasing positions, for the phrase bonus.
     var positioned = query.lookups.map(function (l, i) { return i; })
       .filter(function (i) { return query.lookups[i].pos >= 0; })
@@ -498,29 +452,46 @@
     for (var p = 0; p + 1 < positioned.length; p++) {
       pairs.push([positioned[p], positioned[p + 1], query.lookups[positioned[p + 1]].pos - query.lookups[positioned[p]].pos]);
     }
+    // Query words (lookup groups) as small integers, for the per-document title test.
+    var wordOf = query.lookups.map(function (l) { return l.group; });
+    var words = Math.max.apply(null, wordOf.concat([-1])) + 1;
+    var inTitle = new Array(words);
     var ranked = [];
+    var entries = new Array(groups.length);
     smallest.forEach(function (entry, doc) {
       var score = 0;
-      var entries = new Array(groups.length);
-      for (var g = 0; g < groups.length; g++) {
+      var g, w;
+      for (g = 0; g < groups.length; g++) {
         var e = groups[g].get(doc);
         if (!e) return;
         entries[g] = e;
         score += e.score;
       }
+      for (w = 0; w < words; w++) inTitle[w] = true;
+      var titleHasAll = worded;
+      for (g = 0; g < groups.length; g++) {
+        if (wordOf[g] < 0) continue;
+        if (!entries[g].title) { inTitle[wordOf[g]] = false; titleHasAll = false; }
+      }
+      for (g = 0; g < groups.length; g++) {
+        if (wordOf[g] >= 0 && inTitle[wordOf[g]]) score += entries[g].bonus;
+      }
       if (pairs.length > 0) {
         var adjacent = 0;
-        pairs.forEach(function (pair) {
+        for (var p = 0; p < pairs.length; p++) {
+          var pair = pairs[p];
           var a = entries[pair[0]].residues, c = entries[pair[1]].residues, distance = pair[2] % 6;
-          if (a < 0 || c < 0) return;
+          if (a < 0 || c < 0) continue;
           var rotated = ((a << distance) | (a >> (6 - distance))) & 63;
           if (rotated & c) adjacent += 1;
-        });
+        }
         score *= 1 + PHRASE_BONUS * adjacent / pairs.length;
       }
-      ranked.push({ doc: doc, score: score });
+      ranked.push({ doc: doc, score: score, titleHasAll: titleHasAll });
     });
-    ranked.sort(function (x, y) { return y.score - x.score || x.doc - y.doc; });
+    ranked.sort(function (x, y) {
+      return (y.titleHasAll ? 1 : 0) - (x.titleHasAll ? 1 : 0) || y.score - x.score || x.doc - y.doc;
+    });
     return ranked;
   };
 
@@ -620,6 +591,7 @@
     this.status = root.querySelector('.search-status');
     this.list = root.querySelector('.search-results');
     this.more = root.querySelector('.search-more');
+    this.suggestion = root.querySelector('.search-suggestion');
     this.active = -1;
     this.results = [];
     this.sequence = 0;
@@ -678,6 +650,7 @@
     var sequence = ++this.sequence;
     if (updateURL) this.updateURL(q.trim() ? q : '');
     if (!q.trim()) {
+      this.suggest(null);
       this.show([], 0, null, false);
       this.setStatus('');
       return Promise.resolve();
@@ -685,15 +658,38 @@
     this.root.setAttribute('aria-busy', 'true');
     return this.engine.search(q, 0).then(function (outcome) {
       if (sequence !== self.sequence) return;
-      self.current = { q: q, page: 0, total: outcome.total, highlights: outcome.query.highlights };
-      self.show(outcome.results, outcome.total, outcome.query.highlights, false);
+      self.current = { q: q, page: 0, total: outcome.total, highlights: outcome.highlights };
+      self.show(outcome.results, outcome.total, outcome.highlights, false);
+      self.suggest(outcome.correction);
     }, function (error) {
       if (sequence !== self.sequence) return;
+      self.suggest(null);
       self.show([], 0, null, false);
       self.setStatus(self.text('error', 'Search is unavailable: ') + (error && error.message ? error.message : String(error)));
     }).then(function () {
       if (sequence === self.sequence) self.root.removeAttribute('aria-busy');
     });
+  };
+
+  /** "Did you mean: X" above the results; choosing X runs X (and puts it in the box). */
+  SearchPage.prototype.suggest = function (correction) {
+    var self = this;
+    var line = this.suggestion;
+    if (!line) return;
+    while (line.firstChild) line.removeChild(line.firstChild);
+    line.hidden = !correction;
+    if (!correction) return;
+    line.appendChild(document.createTextNode(this.text('suggest', 'Did you mean:') + ' '));
+    var link = document.createElement('a');
+    link.className = 'search-suggestion-query';
+    link.href = window.location.pathname + '?q=' + encodeURIComponent(correction.query);
+    link.textContent = correction.query;
+    link.addEventListener('click', function (event) {
+      event.preventDefault();
+      self.input.value = correction.query;
+      self.run(correction.query, true);
+    });
+    line.appendChild(link);
   };
 
   SearchPage.prototype.loadMore = function () {
@@ -704,7 +700,7 @@
     this.engine.search(this.current.q, page).then(function (outcome) {
       if (sequence !== self.sequence) return;
       self.current.page = page;
-      self.show(outcome.results, outcome.total, outcome.query.highlights, true);
+      self.show(outcome.results, outcome.total, outcome.highlights, true);
     });
   };
 
@@ -776,15 +772,20 @@
   var hookEngine = page ? page.engine : new Engine((document.documentElement.getAttribute('data-base-path') || '/') + 'search/');
 
   window.blogSearch = {
-    tokenize: tokenize,
-    queryTerms: queryTerms,
+    tokenize: tokenizer.tokenize,
+    queryTerms: tokenizer.queryTerms,
     normalizeTag: normalizeTag,
     parseQuery: parseQuery,
-    /** Resolves to the first page of results (document records with `score`). */
+    termScore: termScore,
+    /**
+     * Resolves to the first page of results (document records with `score`); `total`, and
+     * `correction` ({query, terms} when a misspelling was corrected, else null) on the array.
+     */
     search: function (query, pageNumber) {
       return hookEngine.search(query, pageNumber || 0).then(function (outcome) {
         var results = outcome.results;
         results.total = outcome.total;
+        results.correction = outcome.correction;
         return results;
       });
     },
