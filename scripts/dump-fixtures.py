@@ -121,7 +121,7 @@ def metrics(directory, blog):
     site = tempfile.mkdtemp(prefix="dump-metrics-")
     os.makedirs(os.path.join(site, "content", "posts"))
     open(os.path.join(site, "blog.yml"), "w").write("title: metrics\nbase_url: https://example.com/\n")
-    dumps = sorted(glob.glob(os.path.join(directory, "*.txt")))
+    dumps = sorted(os.path.abspath(p) for p in glob.glob(os.path.join(directory, "*.txt")))
     subprocess.run([blog, "import", "text", "--keep-duplicates"] + dumps, cwd=site, check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     posts = {}

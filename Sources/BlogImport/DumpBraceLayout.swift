@@ -44,6 +44,7 @@ struct BraceLayout {
         var attributeActive = false
         var labelColonPending = false
         var inlineCloses = Set<Int>()
+        var closureHead = -1
         var depth: Int { stack.filter { $0.symbol == "{" && !$0.inline }.count }
 
         for (index, token) in tokens.enumerated() {
@@ -57,7 +58,7 @@ struct BraceLayout {
                 var extra = 0
                 if breakAfter.contains(index - 1) || previous.kind == .comment {
                     shouldBreak = true
-                } else if inParens {
+                } else if inParens || index <= closureHead {
                     shouldBreak = false
                 } else if token.isPunctuation("}") {
                     shouldBreak = !(closedOpener?.inline ?? false)
@@ -73,7 +74,7 @@ struct BraceLayout {
                     // `@main` and `@MainActor` sit on a line of their own above a type.
                     shouldBreak = previous.kind == .word || previous.isPunctuation(")")
                 } else if (token.kind == .keyword || token.kind == .word), BraceLayout.starters.contains(token.text) {
-                    shouldBreak = !attributeActive && !continues(previous)
+                    shouldBreak = !attributeActive && !continues(previous, after: index >= 2 ? tokens[index - 2] : nil)
                 } else if isOperandStart(token), isOperandEnd(previous),
                           !(index >= 2 && previous.kind == .operator && tokens[index - 2].isWord(["as", "try"])) {
                     shouldBreak = !attributeActive
@@ -100,7 +101,9 @@ struct BraceLayout {
                 let isSwitch = tokens[lineStart...index].contains { $0.isWord(["switch", "when"]) }
                 stack.append(Opener(symbol: "{", inline: inline, isSwitch: isSwitch))
                 if !inline {
-                    breakAfter.insert(closureHeadEnd(tokens, openingAt: index) ?? index)
+                    let head = closureHeadEnd(tokens, openingAt: index)
+                    breakAfter.insert(head ?? index)
+                    closureHead = head ?? closureHead
                 }
             } else if token.isPunctuation("(") || token.isPunctuation("[") {
                 stack.append(Opener(symbol: token.text, inline: true, isSwitch: false))
@@ -114,9 +117,16 @@ struct BraceLayout {
         return DumpCodeLayout.render(tokens, breaks: breaks, indent: indent)
     }
 
+    /// Whether a statement keyword after `previous` continues its line (`private var`, `= try`, `try? await`).
+    private func continues(_ previous: DumpCodeToken, after earlier: DumpCodeToken?) -> Bool {
+        if previous.kind == .operator, previous.text == "?" || previous.text == "!", let earlier,
+           earlier.isWord(["try", "as"]) { return true }
+        return continues(previous)
+    }
+
     private func continues(_ previous: DumpCodeToken) -> Bool {
-        if previous.kind == .operator || previous.kind == .punctuation && "(,:.=[<{".contains(previous.text) { return true }
-        if previous.kind == .operator, previous.text == "?" || previous.text == "!" { return true }
+        let postfix = previous.kind == .operator && !previous.spaceBefore && (previous.text == "?" || previous.text == "!")
+        if previous.kind == .operator && !postfix || previous.kind == .punctuation && "(,:.=[<{".contains(previous.text) { return true }
         return (previous.kind == .keyword || previous.kind == .word) && BraceLayout.continuing.contains(previous.text)
     }
 

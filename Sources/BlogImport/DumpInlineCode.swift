@@ -63,16 +63,16 @@ enum DumpInlineCode {
         let wholeLine = code.count == line.count
         code = String(code.drop(while: { $0 == " " }))
         if code.hasPrefix(": ") || code.hasPrefix(", ") { code = String(code.dropFirst(2)) }
-        guard !code.isEmpty, code.count <= maximumSpanLength,
-              !code.hasPrefix("http://"), !code.hasPrefix("https://") else { return nil }
+        guard !code.isEmpty, !code.hasPrefix("http://"), !code.hasPrefix("https://") else { return nil }
         // A code block that ends its line is not a span, but a word glued to its last symbol is
         // (`…});onCall` + `で作った`): the block was glued to the paragraph that starts with it.
-        if !wholeLine, code.contains(" "), DumpLanguage.codeScore(code, language: DumpLanguage.infer(code)) >= 3 {
+        if code.count > maximumSpanLength || !wholeLine && code.contains(" ") && DumpLanguage.codeScore(code, language: DumpLanguage.infer(code)) >= 3 {
             let word = code.reversed().prefix(while: { DumpText.isASCIIWordCharacter($0) || $0 == "@" || $0 == "." })
             guard !word.isEmpty, word.count < code.count,
                   ")]};\"".contains(code[code.index(code.endIndex, offsetBy: -word.count - 1)]) else { return nil }
             return (String(word.reversed()), word.count)
         }
+        guard code.count <= maximumSpanLength else { return nil }
         // A run with spaces needs the stronger sign: the next line cannot start a sentence.
         if code.contains(" ") && !DumpText.continuesSentence(first) { return nil }
         return (code, code.count)

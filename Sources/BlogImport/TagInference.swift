@@ -60,7 +60,7 @@ public struct TagInference: Sendable {
 
     /// Tags that code blocks' languages and contents imply.
     static let languageTags: [String: String] = ["swift": "Swift", "javascript": "JavaScript", "typescript": "TypeScript",
-                                                 "kotlin": "Kotlin", "objective-c": "Objective-C", "ruby": "Ruby"]
+                                                 "kotlin": "Kotlin", "objective-c": "Objective-C"]
     static let codeSignals: [(pattern: String, tag: String)] = [
         ("pod '", "CocoaPods"), ("pod install", "CocoaPods"), ("import Cocoa", "macOS"), ("import AppKit", "AppKit"),
         (".xcodeproj", "Xcode"), (".xcworkspace", "Xcode"), ("firebase-functions", "Firebase"), ("import Firebase", "Firebase"),
