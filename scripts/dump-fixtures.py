@@ -7,11 +7,12 @@
                                  blocks joined with single spaces and glued to the prose around them, a
                                  fence's file name glued in front, headings glued to the paragraph
                                  before, <br> a line break, blank lines gone).
-  dump-fixtures.py metrics DIR BLOG
+  dump-fixtures.py metrics DIR BLOG [PREFIX...]
                                  imports every DIR/*.txt with BLOG into a scratch site and compares the
                                  posts with the .md files: inline code spans (precision/recall), code
                                  lines inside fences, code lines whose line breaks match, headings
-                                 (precision/recall).
+                                 (precision/recall). PREFIXes limit the comparison to
+                                 the fixtures whose names start with them.
 """
 import collections, glob, os, re, subprocess, sys, tempfile
 
@@ -117,7 +118,7 @@ def counts(expected, found):
     return hits, sum(f.values()), sum(e.values())
 
 
-def metrics(directory, blog):
+def metrics(directory, blog, names=()):
     site = tempfile.mkdtemp(prefix="dump-metrics-")
     os.makedirs(os.path.join(site, "content", "posts"))
     open(os.path.join(site, "blog.yml"), "w").write("title: metrics\nbase_url: https://example.com/\n")
@@ -132,6 +133,8 @@ def metrics(directory, blog):
         posts[title] = body.lstrip("\n").split("\n")
     totals = collections.defaultdict(int)
     for md in sorted(glob.glob(os.path.join(directory, "*.md"))):
+        if names and not any(os.path.basename(md).startswith(name) for name in names):
+            continue
         _, title, body = parse_md(md)
         if title not in posts:
             print("missing post for", md)
@@ -167,7 +170,7 @@ if __name__ == "__main__":
     if len(sys.argv) >= 3 and sys.argv[1] == "flatten":
         for md in sorted(glob.glob(os.path.join(sys.argv[2], "*.md"))):
             open(md[:-3] + ".txt", "w", encoding="utf-8").write(flatten(md))
-    elif len(sys.argv) == 4 and sys.argv[1] == "metrics":
-        metrics(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) >= 4 and sys.argv[1] == "metrics":
+        metrics(sys.argv[2], sys.argv[3], sys.argv[4:])
     else:
         sys.exit(__doc__)

@@ -22,11 +22,10 @@ struct BraceLayout {
         "suspend", "inline", "abstract", "sealed", "protected", "inner", "enum", "throw", "package", "new", "in", "let",
         "var", "const", "yield", "some", "any", "as", "is",
     ]
-    /// Statements whose `{` always opens a block of its own lines.
+    /// Statements whose `{` always opens a block of its own lines (a `guard`'s `else { … }` may stay inline).
     static let blockHeads: Set<String> = [
         "func", "class", "struct", "enum", "protocol", "extension", "init", "deinit", "if", "for", "while", "switch",
-        "do", "repeat", "actor", "function", "fun", "object", "interface", "else", "catch", "override", "private",
-        "fileprivate", "public", "internal", "open", "static", "final", "@", "export", "try",
+        "do", "repeat", "actor", "function", "fun", "object", "interface", "else", "catch",
     ]
     static let operandKeywords: Set<String> = ["self", "super", "Self", "this", "true", "false", "nil", "null", "undefined"]
 
@@ -96,8 +95,9 @@ struct BraceLayout {
             if token.isPunctuation("@") { attributeActive = true }
             if token.kind == .keyword && !token.isWord(["class"]) && attributeActive && index > lineStart { attributeActive = false }
             if token.isPunctuation("{") {
-                let head = firstWord(tokens, from: lineStart)
-                let inline = !BraceLayout.blockHeads.contains(head) && isShort(tokens, openingAt: index)
+                let words = Set(tokens[lineStart..<index].filter { $0.kind == .keyword || $0.kind == .word }.map(\.text))
+                let blockHead = !words.isDisjoint(with: BraceLayout.blockHeads) && !words.contains("guard")
+                let inline = !blockHead && isShort(tokens, openingAt: index)
                 let isSwitch = tokens[lineStart...index].contains { $0.isWord(["switch", "when"]) }
                 stack.append(Opener(symbol: "{", inline: inline, isSwitch: isSwitch))
                 if !inline {
@@ -135,7 +135,7 @@ struct BraceLayout {
         case .string, .number: return true
         case .word: return !BraceLayout.starters.contains(token.text) && !BraceLayout.continuing.contains(token.text)
         case .keyword: return BraceLayout.operandKeywords.contains(token.text)
-        case .punctuation: return token.text == ")" || token.text == "]"
+        case .punctuation: return token.text == ")" || token.text == "]" || token.text == "}"
         case .operator: return !token.spaceBefore && (token.text == "?" || token.text == "!")
         case .comment: return false
         }
@@ -147,12 +147,6 @@ struct BraceLayout {
         case .keyword: return BraceLayout.operandKeywords.contains(token.text) || token.text == "await" || token.text == "new"
         default: return false
         }
-    }
-
-    private func firstWord(_ tokens: [DumpCodeToken], from start: Int) -> String {
-        let token = tokens[start]
-        if token.isPunctuation("}"), start + 1 < tokens.count { return tokens[start + 1].text }
-        return token.text
     }
 
     /// A block short enough to have been written on one line: few tokens, no nested block, no comment.

@@ -60,29 +60,51 @@ enum DumpCodeBlocks {
     static let codeExtensions = ["swift", "js", "ts", "jsx", "tsx", "mjs", "rb", "json", "yml", "yaml", "kt", "m", "h",
                                  "sh", "py", "plist", "gradle", "java", "xml", "html", "css", "dart", "podspec", "entitlements"]
 
-    /// A file name at the start of `text` followed directly (no space) by code.
+    /// A file name at the start of `text` followed directly (no space) by code: a known name
+    /// (`Podfile`) or a path whose extension is known (`AppDelegate.swift`, `.github/workflows/ci.yml`).
     static func gluedFileName(_ text: String) -> String? {
-        let name = text.prefix(while: { DumpText.isASCIIWordCharacter($0) || "-+.".contains($0) })
+        let name = Array(text.prefix(while: { DumpText.isASCIIWordCharacter($0) || "-+./".contains($0) }))
         guard !name.isEmpty else { return nil }
-        for fixed in fileNameWithoutExtension where name.hasPrefix(fixed) && name.count > fixed.count || text.hasPrefix(fixed + "{") {
-            if followedByCode(String(text.dropFirst(fixed.count))) { return fixed }
+        let nameText = String(name)
+        for fixed in fileNameWithoutExtension where nameText.hasPrefix(fixed) && nameText.count > fixed.count || text.hasPrefix(fixed + "{") {
+            if followedByCode(String(text.dropFirst(fixed.count)), fileExtension: "") { return fixed }
         }
-        // The longest `base.ext` prefix whose extension is known and whose rest starts code.
-        guard let dot = name.firstIndex(of: ".") else { return nil }
-        let base = name[..<dot]
-        guard !base.isEmpty else { return nil }
-        let afterDot = name[name.index(after: dot)...]
-        for ext in codeExtensions.sorted(by: { $0.count > $1.count }) where afterDot.hasPrefix(ext) {
-            let candidate = String(base) + "." + ext
-            if followedByCode(String(text.dropFirst(candidate.count))) { return candidate }
+        for dot in name.indices where name[dot] == "." && dot > 0 && name[dot - 1] != "/" {
+            let afterDot = String(name[(dot + 1)...])
+            for ext in codeExtensions.sorted(by: { $0.count > $1.count }) where afterDot.hasPrefix(ext) {
+                let candidate = String(name[..<(dot + 1)]) + ext
+                if followedByCode(String(text.dropFirst(candidate.count)), fileExtension: ext) { return candidate }
+            }
         }
         return nil
     }
 
-    private static func followedByCode(_ text: String) -> Bool {
+    private static func followedByCode(_ text: String, fileExtension: String) -> Bool {
         guard let first = text.first, first != " " else { return false }
+        if fileExtension == "yml" || fileExtension == "yaml" {
+            let key = text.prefix(while: { DumpText.isASCIIWordCharacter($0) || $0 == "-" })
+            if !key.isEmpty, text.dropFirst(key.count).hasPrefix(": ") || text.dropFirst(key.count).hasPrefix(":\n") { return true }
+        }
         if "{[@/#<\"'".contains(first) { return true }
         return DumpCodeTokens.startsCode(text) || DumpLanguage.startsWithKeyword(text)
+    }
+
+    /// Closing symbols that end a line of code; flattened code puts a space after them, so a
+    /// letter directly after one starts the prose that was glued to the block.
+    static let closingSymbols: Set<Character> = [")", "]", "}", ";", "\"", "'"]
+
+    /// The length of the prose glued to the end of `code` (`…});onCall`, `…}String(describing:)`):
+    /// in the last run without spaces, what follows a closing symbol directly, from a letter on.
+    static func gluedProseLength(_ code: String) -> Int? {
+        let chunk = Array(code.split(separator: " ", omittingEmptySubsequences: false).last ?? "")
+        guard chunk.count > 1 else { return nil }
+        for index in 1..<chunk.count where closingSymbols.contains(chunk[index - 1]) {
+            let character = chunk[index]
+            if character.isASCII && (character.isLetter || character == "_" || character == "@" || character == "-") {
+                return chunk.count - index
+            }
+        }
+        return nil
     }
 
     static func fenceLanguage(forFileName name: String) -> String? {
@@ -132,12 +154,10 @@ enum DumpCodeBlocks {
             index += 1
             if character != " " { end = index }
         }
-        // `…}Xcodeで`: an ASCII word glued to the code's closing symbol begins the prose.
-        var wordStart = end
-        while wordStart > start, DumpText.isASCIIWordCharacter(characters[wordStart - 1]) { wordStart -= 1 }
-        if wordStart < end, wordStart > start, ")]};\"".contains(characters[wordStart - 1]),
-           end == characters.count || DumpText.isJapanese(characters[end]) {
-            return wordStart
+        // `…}Xcodeで`: text glued to the code's closing symbol begins the prose.
+        if end == characters.count || DumpText.isJapanese(characters[end]),
+           let glued = gluedProseLength(String(characters[start..<end])) {
+            return end - glued
         }
         return end
     }

@@ -85,14 +85,24 @@ enum DumpCodeLayout {
         return render(tokens, breaks: breaks, indent: "  ")
     }
 
-    /// YAML: a `key:` or a `- ` item after a value starts a line (the nesting is lost with the indentation).
+    /// YAML: a `key:` or a `- ` item starts a line. The nesting went with the indentation; it is
+    /// guessed: a key or item right after a key without a value is nested one deeper, one after a
+    /// value is the previous key's sibling.
     static func yamlLayout(_ code: String) -> String {
         let words = code.split(separator: " ", omittingEmptySubsequences: false)
         var out = ""
+        var level = 0
         for (index, word) in words.enumerated() {
             if index > 0 {
-                let isKey = word.hasSuffix(":") && word.count > 1 && !words[index - 1].hasSuffix(":") && words[index - 1] != "-"
-                out += isKey || (word == "-" && !words[index - 1].hasSuffix(":")) ? "\n" : " "
+                let previous = words[index - 1]
+                let isKey = word.hasSuffix(":") && word.count > 1
+                let previousIsKey = previous.hasSuffix(":") && previous.count > 1
+                if (isKey || word == "-") && previous != "-" {
+                    if previousIsKey { level += 1 }
+                    out += "\n" + String(repeating: "  ", count: level)
+                } else {
+                    out += " "
+                }
             }
             out += word
         }

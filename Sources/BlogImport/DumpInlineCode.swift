@@ -64,15 +64,16 @@ enum DumpInlineCode {
         code = String(code.drop(while: { $0 == " " }))
         if code.hasPrefix(": ") || code.hasPrefix(", ") { code = String(code.dropFirst(2)) }
         guard !code.isEmpty, !code.hasPrefix("http://"), !code.hasPrefix("https://") else { return nil }
-        // A code block that ends its line is not a span, but a word glued to its last symbol is
+        // A code block that ends its line is not a span, but text glued to its last symbol is
         // (`…});onCall` + `で作った`): the block was glued to the paragraph that starts with it.
-        if code.count > maximumSpanLength || !wholeLine && code.contains(" ") && DumpLanguage.codeScore(code, language: DumpLanguage.infer(code)) >= 3 {
-            let word = code.reversed().prefix(while: { DumpText.isASCIIWordCharacter($0) || $0 == "@" || $0 == "." })
-            guard !word.isEmpty, word.count < code.count,
-                  ")]};\"".contains(code[code.index(code.endIndex, offsetBy: -word.count - 1)]) else { return nil }
-            return (String(word.reversed()), word.count)
+        let block = !wholeLine && code.contains(" ") && DumpLanguage.codeScore(code, language: DumpLanguage.infer(code)) >= 3
+        if block || code.count > maximumSpanLength {
+            if let glued = DumpCodeBlocks.gluedProseLength(code) {
+                return (String(code.suffix(glued)), glued)
+            }
+            // After a block that ends its line the next line starts a paragraph, never mid-sentence.
+            if code.count > maximumSpanLength || !DumpText.continuesSentence(first) { return nil }
         }
-        guard code.count <= maximumSpanLength else { return nil }
         // A run with spaces needs the stronger sign: the next line cannot start a sentence.
         if code.contains(" ") && !DumpText.continuesSentence(first) { return nil }
         return (code, code.count)
