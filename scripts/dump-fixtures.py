@@ -148,6 +148,11 @@ def metrics(directory, blog, names=()):
             totals[name + "_expected"] += expected
         fenced = "".join("".join(block) for block in got_code).replace(" ", "")
         got_lines = collections.Counter(line.replace(" ", "") for block in got_code for line in block)
+        want_fenced = "".join("".join(block) for block in want_code).replace(" ", "")
+        for block in got_code:
+            for line in block:
+                totals["fenced_lines"] += 1
+                totals["fenced_not_code"] += line.replace(" ", "") not in want_fenced
         for block in want_code:
             for line in block:
                 key = line.replace(" ", "")
@@ -162,6 +167,7 @@ def metrics(directory, blog, names=()):
           " recall", ratio(totals["span_hits"], totals["span_expected"]))
     print("code lines inside fences:", ratio(totals["code_in_fence"], totals["code_lines"]))
     print("code lines whose line breaks match:", ratio(totals["code_breaks"], totals["code_lines"]))
+    print("fenced lines that are not code (prose taken for code):", ratio(totals["fenced_not_code"], totals["fenced_lines"]))
     print("headings: precision", ratio(totals["heading_hits"], totals["heading_found"]),
           " recall", ratio(totals["heading_hits"], totals["heading_expected"]))
 

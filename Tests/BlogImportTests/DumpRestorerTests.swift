@@ -222,3 +222,52 @@ final class DumpRestorerTests: XCTestCase {
         }
     }
 }
+
+/// The lossless property on generated dumps: lines mixing Japanese prose, identifiers, code
+/// symbols and Markdown characters, rendered by the real renderer, give back every character.
+final class DumpRestorerPropertyTests: XCTestCase {
+    func testRandomDumpsLoseNothing() {
+        let pieces = ["では", "を使います。", "が公開している", "、", "。", "各クラスの概要", "設定する", "UISearchToken", "representedObject",
+                      "let x = foo(1)", " ", " ", "{", "}", "(", ")", ";", ".", "=", "\"文字列\"", "'a'", "// コメント", "# 見出し", "$ ",
+                      "pod install", "import UIKit", "`", "``", "*", "**", "_", "[", "]", "<", ">", "&", "|", "~~", "$x$", ":", "- ",
+                      "https://example.com/a?b=1", "#fff", "@objc", "AppDelegate.swift", "Podfile", "1. ", "<br>", "\\", "!", "ー"]
+        var generator = SplitMix(seed: 0x5EED)
+        var fenced = 0, spans = 0, headings = 0
+        for round in 0..<200 {
+            var lines: [String] = []
+            for _ in 0..<Int(generator.next() % 6 + 1) {
+                var line = ""
+                for _ in 0..<Int(generator.next() % 14) { line += pieces[Int(generator.next() % UInt64(pieces.count))] }
+                lines.append(line)
+            }
+            let markdown = DumpRestorer.restore(lines: lines).markdown
+            if markdown.contains("\n```") { fenced += 1 }
+            if markdown.range(of: "[^`\\\\]`[^`]", options: .regularExpression) != nil { spans += 1 }
+            if markdown.contains("\n## ") || markdown.hasPrefix("## ") { headings += 1 }
+            var html = MarkdownRenderer().render(markdown).html
+            html = html.replacingOccurrences(of: "<a [^>]*aria-hidden=\"true\">#</a>", with: "", options: .regularExpression)
+            let text = String(renderedLines(html).joined().unicodeScalars.filter { !$0.properties.isWhitespace })
+            let dump = String(lines.map { PlainTextMarkdown.listItemContent($0) ?? $0 }.joined()
+                .unicodeScalars.filter { !$0.properties.isWhitespace })
+            XCTAssertEqual(text, dump, "round \(round): \(lines.debugDescription)\n\(markdown)")
+            if text != dump { return }
+        }
+        // The generated dumps exercise every rule, not only the escaping.
+        XCTAssertGreaterThan(fenced, 10)
+        XCTAssertGreaterThan(spans, 10)
+        XCTAssertGreaterThan(headings, 3)
+    }
+}
+
+/// A small deterministic generator, so a failure repeats.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
