@@ -67,6 +67,14 @@ struct BraceLayout {
                     shouldBreak = true
                 } else if token.kind == .comment {
                     shouldBreak = true
+                } else if token.isPunctuation("#") {
+                    // A preprocessor line (`#import`, `#if`); `if #available` continues.
+                    shouldBreak = !continues(previous)
+                } else if language == "objective-c", token.kind == .operator, token.text == "-" || token.text == "+",
+                          index + 1 < tokens.count, tokens[index + 1].isPunctuation("("),
+                          previous.kind == .word || previous.kind == .keyword || previous.isPunctuation(";") {
+                    // An Objective-C method: `- (void)viewDidLoad`.
+                    shouldBreak = true
                 } else if token.isPunctuation("@") {
                     shouldBreak = !attributeActive
                 } else if attributeActive, token.isWord(["class", "struct", "enum", "actor", "protocol", "extension"]) {
@@ -121,6 +129,8 @@ struct BraceLayout {
     private func continues(_ previous: DumpCodeToken, after earlier: DumpCodeToken?) -> Bool {
         if previous.kind == .operator, previous.text == "?" || previous.text == "!", let earlier,
            earlier.isWord(["try", "as"]) { return true }
+        // `private(set) var`.
+        if previous.isPunctuation(")"), let earlier, earlier.isWord(["set"]) { return true }
         return continues(previous)
     }
 

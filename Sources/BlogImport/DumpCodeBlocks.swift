@@ -39,9 +39,15 @@ enum DumpCodeBlocks {
     private static func block(_ characters: [Character], at start: Int) -> DumpCodeBlock? {
         let rest = String(characters[start...])
         if rest.hasPrefix("http://") || rest.hasPrefix("https://") { return nil }
+        var start = start
         var codeStart = start
         var fileName: String?
-        if let name = gluedFileName(rest) {
+        if var name = gluedFileName(rest) {
+            // `PodfilePodfileplatform …`: a heading named after the file, glued to the labelled block.
+            if rest.dropFirst(name.count).hasPrefix(name), let again = gluedFileName(String(rest.dropFirst(name.count))) {
+                start += name.count
+                name = again
+            }
             fileName = name
             codeStart = start + name.count
         }
@@ -100,7 +106,7 @@ enum DumpCodeBlocks {
         guard chunk.count > 1 else { return nil }
         for index in 1..<chunk.count where closingSymbols.contains(chunk[index - 1]) {
             let character = chunk[index]
-            if character.isASCII && (character.isLetter || character == "_" || character == "@" || character == "-") {
+            if character.isASCII && (character.isLetter || character.isNumber || character == "_" || character == "@" || character == "-") {
                 return chunk.count - index
             }
         }

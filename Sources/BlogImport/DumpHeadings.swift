@@ -6,7 +6,10 @@
 /// sentence's `。` (or directly after a code block) that ends the line or runs into a code block,
 /// is short, holds no punctuation of a sentence, and ends like a noun phrase (a kanji, katakana,
 /// letter, digit, closing bracket or a verb's dictionary form: not a polite or past ending or a
-/// particle, which a sentence missing its `。` would have).
+/// particle, which a sentence missing its `。` would have). One more case is as strong: a file name
+/// after a sentence, glued to a block labelled with that same name (`…書きます。PodfilePodfileplatform …`).
+/// A body's first line is not taken, though it often is a heading: a short note's first line
+/// passes the same test.
 enum DumpHeadings {
     static let maximumLength = 30
 
