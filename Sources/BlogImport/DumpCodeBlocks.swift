@@ -42,15 +42,18 @@ enum DumpCodeBlocks {
         var start = start
         var codeStart = start
         var fileName: String?
-        if var name = gluedFileName(rest) {
-            // `PodfilePodfileplatform …`: a heading named after the file, glued to the labelled block.
-            if rest.dropFirst(name.count).hasPrefix(name), let again = gluedFileName(String(rest.dropFirst(name.count))) {
-                start += name.count
-                name = again
+        // `PodfilePodfileplatform …`: a heading named after the file, glued to the labelled block.
+        let prefix = rest.prefix(while: { DumpText.isASCIIWordCharacter($0) || "-+./".contains($0) })
+        for length in stride(from: prefix.count / 2, through: 2, by: -1)
+            where rest.dropFirst(length).hasPrefix(rest.prefix(length)) {
+            if let again = gluedFileName(String(rest.dropFirst(length))), again.count == length {
+                start += length
+                fileName = again
+                break
             }
-            fileName = name
-            codeStart = start + name.count
         }
+        if fileName == nil, let name = gluedFileName(rest) { fileName = name }
+        if let name = fileName { codeStart = start + name.count }
         let end = codeEnd(characters, from: codeStart)
         guard end > codeStart else { return nil }
         let code = String(characters[codeStart..<end])
@@ -102,12 +105,16 @@ enum DumpCodeBlocks {
     /// The length of the prose glued to the end of `code` (`…});onCall`, `…}String(describing:)`):
     /// in the last run without spaces, what follows a closing symbol directly, from a letter on.
     static func gluedProseLength(_ code: String) -> Int? {
-        let chunk = Array(code.split(separator: " ", omittingEmptySubsequences: false).last ?? "")
-        guard chunk.count > 1 else { return nil }
-        for index in 1..<chunk.count where closingSymbols.contains(chunk[index - 1]) {
-            let character = chunk[index]
+        let characters = Array(code)
+        let chunkStart = (characters.lastIndex(of: " ") ?? -1) + 1
+        guard characters.count - chunkStart > 1 else { return nil }
+        for index in (chunkStart + 1)..<characters.count where closingSymbols.contains(characters[index - 1]) {
+            let symbol = characters[index - 1]
+            // A quote closes a literal only when it is the second of a pair.
+            if symbol == "\"" || symbol == "'", characters[..<index].filter({ $0 == symbol }).count % 2 == 1 { continue }
+            let character = characters[index]
             if character.isASCII && (character.isLetter || character.isNumber || character == "_" || character == "@" || character == "-") {
-                return chunk.count - index
+                return characters.count - index
             }
         }
         return nil

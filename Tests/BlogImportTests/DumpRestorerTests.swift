@@ -89,6 +89,13 @@ final class DumpRestorerTests: XCTestCase {
             """)
     }
 
+    func testProseGluedToTheEndOfABlockIsCutOff() {
+        XCTAssertEqual(restore("例です。let a = f(1) print(a)0.3秒待ちます。"), "例です。\n\n```swift\nlet a = f(1)\nprint(a)\n```\n\n0\\.3秒待ちます。\n")
+        // A heading named after the file that labels the block glued to it.
+        let markdown = restore("書きます。PodfilePodfileplatform :ios, '14.0' pod 'A'以上。")
+        XCTAssertTrue(markdown.hasPrefix("書きます。\n\n## Podfile\n\n```ruby:Podfile\nplatform :ios, '14.0'\npod 'A'\n```"), markdown)
+    }
+
     func testLanguageIsInferred() {
         func languages(_ text: String) -> [String] { DumpRestorer.restore(lines: [text]).codeLanguages }
         XCTAssertEqual(languages("実行します。$ pod install $ open App.xcworkspaceこれで完了。"), ["bash"])
@@ -97,6 +104,8 @@ final class DumpRestorerTests: XCTestCase {
         XCTAssertEqual(languages("書きます。fun main() { val name = \"a\" println(name) }以上。"), ["kotlin"])
         XCTAssertEqual(languages("書きます。const button = document.querySelector('#b'); button.addEventListener('click', () => { console.log('x'); });以上。"), ["javascript"])
         XCTAssertEqual(languages("書きます。guard let url = URL(string: text) else { return } let request = URLRequest(url: url)以上。"), ["swift"])
+        XCTAssertEqual(languages("呼びます。@implementation ViewController - (void)viewDidLoad { [super viewDidLoad]; } @end以上。"), ["objective-c"])
+        XCTAssertEqual(languages("設定です。.github/workflows/ci.ymlname: CI on: push jobs: build: runs-on: ubuntu-latest以上。"), ["yaml"])
         // English words in prose are not code.
         XCTAssertEqual(languages("Swift 5.9 (Xcode 15) で動作確認しました。"), [])
     }
