@@ -23,18 +23,20 @@ enum DumpCodeTokens {
     static func tokens(_ code: String, language: String) -> [DumpCodeToken] {
         var tokens: [DumpCodeToken] = []
         var pendingSpace = false
-        var rest = Substring(code)
+        // Runs are measured in Unicode scalars: the highlighter gives the input back exactly, but a
+        // run boundary may fall inside a grapheme cluster.
+        var rest = Substring(code).unicodeScalars
         while !rest.isEmpty {
             var consumed = 0
             for run in highlightedRuns(String(rest), language: language) {
                 if run.cls == "com", let length = lineCommentLength(run.text), length < run.text.count {
                     let comment = String(run.text.prefix(length))
                     append(comment, cls: "com")
-                    consumed += length
+                    consumed += comment.unicodeScalars.count
                     break
                 }
                 append(run.text, cls: run.cls)
-                consumed += run.text.count
+                consumed += run.text.unicodeScalars.count
             }
             rest = rest.dropFirst(consumed)
         }
@@ -83,9 +85,9 @@ enum DumpCodeTokens {
         }
     }
 
+    /// Identifier characters, with `$` (`$0`, `$mode`) and any non-ASCII letter but Japanese punctuation.
     static func isWordCharacter(_ character: Character) -> Bool {
-        DumpText.isASCIIWordCharacter(character) || character == "$" || (!character.isASCII && !DumpText.isJapanese(character))
-            || DumpText.isJapanese(character) && !"、。「」（）：".contains(character)
+        DumpText.isASCIIWordCharacter(character) || character == "$" || !character.isASCII && !"、。「」（）：".contains(character)
     }
 
     /// The highlighted code as runs of (class, text), the markup removed and the escapes undone.
