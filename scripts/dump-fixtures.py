@@ -104,7 +104,7 @@ def expected_parts(body):
     spans, headings, code = [], [], []
     for item in blocks(body):
         if item[0] == "code":
-            code.append([line.strip() for line in item[2] if line.strip()])
+            code.append([line.rstrip() for line in item[2] if line.strip()])
         elif item[0] == "heading":
             headings.append(item[1])
         else:
@@ -148,6 +148,7 @@ def metrics(directory, blog, names=()):
             totals[name + "_expected"] += expected
         fenced = "".join("".join(block) for block in got_code).replace(" ", "")
         got_lines = collections.Counter(line.replace(" ", "") for block in got_code for line in block)
+        got_indented = collections.Counter(line for block in got_code for line in block)
         want_fenced = "".join("".join(block) for block in want_code).replace(" ", "")
         for block in got_code:
             for line in block:
@@ -161,12 +162,16 @@ def metrics(directory, blog, names=()):
                 if got_lines[key] > 0:
                     got_lines[key] -= 1
                     totals["code_breaks"] += 1
+                if got_indented[line] > 0:
+                    got_indented[line] -= 1
+                    totals["code_indented"] += 1
     def ratio(a, b):
         return "%d/%d = %.0f%%" % (a, b, 100.0 * a / b if b else 100.0)
     print("inline code spans: precision", ratio(totals["span_hits"], totals["span_found"]),
           " recall", ratio(totals["span_hits"], totals["span_expected"]))
     print("code lines inside fences:", ratio(totals["code_in_fence"], totals["code_lines"]))
     print("code lines whose line breaks match:", ratio(totals["code_breaks"], totals["code_lines"]))
+    print("code lines whose line breaks and indentation match:", ratio(totals["code_indented"], totals["code_lines"]))
     print("fenced lines that are not code (prose taken for code):", ratio(totals["fenced_not_code"], totals["fenced_lines"]))
     print("headings: precision", ratio(totals["heading_hits"], totals["heading_found"]),
           " recall", ratio(totals["heading_hits"], totals["heading_expected"]))
