@@ -34,7 +34,7 @@ enum ImportCommand: BlogCommand {
     static let options: [OptionSpec] = [
         .value("source", "DIR", short: "s", "The site folder (default: the current folder)."),
         .flag("force", "Overwrite existing files whose content differs."),
-        .value("known-tags", "FILE", "text: tag names to find in titles, one a line (default: blog.yml import.known_tags, else a built-in list)."),
+        .value("known-tags", "FILE", "text: tag names to find in titles and bodies, one a line (default: blog.yml import.known_tags, else a built-in list)."),
         .value("date", "DATE", "text: date of a file without header lines (2021-05-10T09:15:00+09:00 or 2021-05-10)."),
         .value("title", "TITLE", "text: title of a file without header lines (with --date)."),
         .flag("verbatim", "text: keep every line of the dump as a line; restore no code, headings or inline code."),
