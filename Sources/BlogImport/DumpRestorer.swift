@@ -76,15 +76,17 @@ public enum DumpRestorer {
             }
             let followedByBlockOrEnd = index + 1 == items.count || { if case .block = items[index + 1] { return true } else { return false } }()
             let afterCode = index > 0 && { if case .block = items[index - 1] { return true } else { return false } }() && pieces.count == 1
-            let isListItem = index == 0 && PlainTextMarkdown.listItemContent(text) != nil && pieces.count == 1
+            let isListItem: Bool = {
+                guard index == 0, case .text(let first)? = pieces.first else { return false }
+                return PlainTextMarkdown.listItemContent(first) != nil
+            }()
             var start = DumpHeadings.gluedHeading(text, afterCode: afterCode)
             // The text right before a labelled block, after a sentence, that is the block's file name.
             if start == nil, index + 1 < items.count, case .block(let block) = items[index + 1], let name = block.fileName,
                text.hasSuffix(name), text.dropLast(name.count).last == "。" {
                 start = text.count - name.count
             }
-            guard followedByBlockOrEnd, !isListItem, index + 1 < items.count || items.count > 1 || text.contains("。"),
-                  let start else {
+            guard followedByBlockOrEnd, !isListItem, let start else {
                 result.append(item)
                 continue
             }
