@@ -17,6 +17,10 @@ public struct ImportOptions: Sendable {
     public var fallbackTitle: String?
     /// The site's time zone (file modification times of qiita-cli files).
     public var timeZone: TimeZone
+    /// Text dumps: keep every line as a line instead of restoring code, headings and inline code.
+    public var verbatim = false
+    /// Text dumps: import both copies of a near-duplicate article.
+    public var keepDuplicates = false
 
     public init(force: Bool = false, tagInference: TagInference = TagInference(), fallbackDate: ImportDate? = nil,
                 fallbackTitle: String? = nil, timeZone: TimeZone = TimeZone(identifier: "Asia/Tokyo")!) {
@@ -50,7 +54,8 @@ public enum ImportJob {
             return QiitaCLIImporter(timeZone: options.timeZone).importDirectory(directory)
         case .text(let files):
             return TextDumpImporter(tagInference: options.tagInference, fallbackDate: options.fallbackDate,
-                                    fallbackTitle: options.fallbackTitle).importFiles(files)
+                                    fallbackTitle: options.fallbackTitle, verbatim: options.verbatim,
+                                    keepDuplicates: options.keepDuplicates).importFiles(files)
         }
     }
 

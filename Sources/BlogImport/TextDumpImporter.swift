@@ -4,9 +4,12 @@ import Foundation
 /// Imports plain-text dumps of Qiita pages (`blog import text`).
 ///
 /// A dump holds articles, each starting with a header line `- 投稿日:<ISO 8601 time with offset>`;
-/// the next line is the title and the lines up to the next header are the body. The body is
-/// escaped line by line with `PlainTextMarkdown`, so the rendered page shows every line as it was.
-/// Tags come from the title (`TagInference`); the slug from the title (`Slugs.fromTitle`).
+/// the next line is the title and the lines up to the next header are the body. The body's lost
+/// structure (code blocks, inline code, headings) is restored by `DumpRestorer`; with `verbatim`
+/// it is escaped line by line with `PlainTextMarkdown`, so the page shows every line as it was.
+/// A header with neither title nor body (a page cut off) is skipped with a warning. Near-duplicate
+/// articles are imported once (`DumpDuplicates`) unless `keepDuplicates`. Tags come from the title
+/// and the body (`TagInference`); the slug from the title (`Slugs.fromTitle`).
 public struct TextDumpImporter: Sendable, FileImporter {
     public static let headerPrefix = "- 投稿日"
 
@@ -14,11 +17,18 @@ public struct TextDumpImporter: Sendable, FileImporter {
     /// For a file without any header line: import it as one article with this date and title.
     public var fallbackDate: ImportDate?
     public var fallbackTitle: String?
+    /// Keep every dump line as a line of the post instead of restoring structure.
+    public var verbatim: Bool
+    /// Import both copies of a near-duplicate article.
+    public var keepDuplicates: Bool
 
-    public init(tagInference: TagInference = TagInference(), fallbackDate: ImportDate? = nil, fallbackTitle: String? = nil) {
+    public init(tagInference: TagInference = TagInference(), fallbackDate: ImportDate? = nil, fallbackTitle: String? = nil,
+                verbatim: Bool = false, keepDuplicates: Bool = false) {
         self.tagInference = tagInference
         self.fallbackDate = fallbackDate
         self.fallbackTitle = fallbackTitle
+        self.verbatim = verbatim
+        self.keepDuplicates = keepDuplicates
     }
 
     /// Splits text into lines without terminators (`\n`, `\r\n` or `\r`).
@@ -59,25 +69,54 @@ public struct TextDumpImporter: Sendable, FileImporter {
     public func importSource(_ source: InputText) -> ImportResult { importText(source) }
 
     public func importText(_ source: InputText) -> ImportResult {
+        finish(records(in: source))
+    }
+
+    /// Imports each file; near-duplicates are found across all of them.
+    public func importFiles(_ paths: [String]) -> ImportResult {
+        var records: [DumpRecord] = []
+        var diagnostics: [Diagnostic] = []
+        for path in paths {
+            do {
+                let (found, messages) = self.records(in: try InputText.read(path: path))
+                records += found
+                diagnostics += messages
+            } catch let diagnostic as Diagnostic {
+                diagnostics.append(diagnostic)
+            } catch {
+                diagnostics.append(.error("\(error)", at: SourceLocation(file: path)))
+            }
+        }
+        return finish((records, diagnostics))
+    }
+
+    public func importFile(_ path: String) -> ImportResult { importFiles([path]) }
+
+    private func finish(_ input: (records: [DumpRecord], diagnostics: [Diagnostic])) -> ImportResult {
+        let (records, duplicateWarnings) = DumpDuplicates.merge(input.records, keepBoth: keepDuplicates)
+        return ImportResult(articles: records.map(makeArticle), diagnostics: input.diagnostics + duplicateWarnings)
+    }
+
+    func records(in source: InputText) -> (records: [DumpRecord], diagnostics: [Diagnostic]) {
         let lines = TextDumpImporter.lines(of: source.text)
-        var result = ImportResult()
+        var records: [DumpRecord] = []
+        var diagnostics: [Diagnostic] = []
         let headerIndices = lines.indices.filter { TextDumpImporter.header(lines[$0]) != nil }
         guard let firstHeader = headerIndices.first else {
             if let date = fallbackDate, let title = fallbackTitle {
-                result.articles.append(makeArticle(title: title, date: date, bodyLines: lines[...],
-                                                   source: SourceLocation(file: source.path, line: 1)))
+                records.append(DumpRecord(title: title, date: date, bodyLines: lines, source: SourceLocation(file: source.path, line: 1)))
             } else {
-                result.diagnostics.append(.error(
+                diagnostics.append(.error(
                     "no article header found: a text dump starts each article with a line '\(TextDumpImporter.headerPrefix):<date>' "
                     + "(give --date and --title to import the whole file as one article)",
                     at: SourceLocation(file: source.path)))
             }
-            return result
+            return (records, diagnostics)
         }
         let preamble = lines[..<firstHeader].filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
         if !preamble.isEmpty {
-            result.diagnostics.append(.warning("\(preamble.count) line(s) before the first article header are not part of any article and were not imported",
-                                               at: source.location(line: 1)))
+            diagnostics.append(.warning("\(preamble.count) line(s) before the first article header are not part of any article and were not imported",
+                                        at: source.location(line: 1)))
         }
         for (position, headerIndex) in headerIndices.enumerated() {
             let end = position + 1 < headerIndices.count ? headerIndices[position + 1] : lines.count
@@ -86,28 +125,39 @@ public struct TextDumpImporter: Sendable, FileImporter {
             guard let date = ImportDate.parseISO8601(dateText) else {
                 let message = dateText.isEmpty ? "missing date after '\(TextDumpImporter.headerPrefix):'"
                     : "invalid date '\(dateText)': expected ISO 8601 with an offset, e.g. 2021-05-10T09:15:00+09:00"
-                result.diagnostics.append(.error(message, at: source.location(line: lineNumber, column: column)))
+                diagnostics.append(.error(message, at: source.location(line: lineNumber, column: column)))
                 continue
             }
-            guard headerIndex + 1 < end else {
-                result.diagnostics.append(.error("article header is not followed by a title line", at: source.location(line: lineNumber)))
+            // A header with nothing after it is an empty record (a page cut off), not broken data.
+            if lines[(headerIndex + 1)..<end].allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
+                diagnostics.append(.warning("article header has no title and no body; skipped", at: source.location(line: lineNumber)))
                 continue
             }
             let title = lines[headerIndex + 1].trimmingCharacters(in: .whitespaces)
             guard !title.isEmpty else {
-                result.diagnostics.append(.error("empty title: the line after the article header must be the title",
-                                                 at: source.location(line: lineNumber + 1)))
+                diagnostics.append(.error("empty title: the line after the article header must be the title",
+                                          at: source.location(line: lineNumber + 1)))
                 continue
             }
-            result.articles.append(makeArticle(title: title, date: date, bodyLines: lines[(headerIndex + 2)..<end],
-                                               source: source.location(line: lineNumber)))
+            records.append(DumpRecord(title: title, date: date, bodyLines: Array(lines[(headerIndex + 2)..<end]),
+                                      source: source.location(line: lineNumber)))
         }
-        return result
+        return (records, diagnostics)
     }
 
-    private func makeArticle(title: String, date: ImportDate, bodyLines: ArraySlice<String>, source: SourceLocation) -> ImportedArticle {
-        ImportedArticle(title: title, date: date, tags: tagInference.tags(forTitle: title),
-                        slug: Slugs.fromTitle(title, date: date),
-                        body: PlainTextMarkdown.markdown(lines: Array(bodyLines)), source: source)
+    private func makeArticle(_ record: DumpRecord) -> ImportedArticle {
+        let body: String
+        var tags: [String]
+        if verbatim {
+            body = PlainTextMarkdown.markdown(lines: record.bodyLines)
+            tags = tagInference.tags(forTitle: record.title, body: "", codeLanguages: [], extraTags: record.extraTags)
+        } else {
+            let restored = DumpRestorer.restore(lines: record.bodyLines)
+            body = restored.markdown
+            tags = tagInference.tags(forTitle: record.title, body: record.bodyLines.joined(separator: "\n"),
+                                     codeLanguages: restored.codeLanguages, extraTags: record.extraTags)
+        }
+        return ImportedArticle(title: record.title, date: record.date, tags: tags, slug: Slugs.fromTitle(record.title, date: record.date),
+                               body: body, source: record.source)
     }
 }

@@ -217,13 +217,19 @@ final class TextDumpImporterTests: XCTestCase {
     }
 
     func testHeaderWithoutTitleAndPreamble() throws {
-        let source = try InputText(path: "d.txt", bytes: Array("stray line\n- 投稿日:2021-05-10T09:15:00+09:00\n\n- 投稿日:2021-05-11T09:15:00+09:00\n".utf8))
+        // A header with nothing after it (a page cut off) is an empty record: a warning, and the rest is imported.
+        let source = try InputText(path: "d.txt", bytes: Array("stray line\n- 投稿日:2021-05-10T09:15:00+09:00\n\n- 投稿日:2021-05-11T09:15:00+09:00\nTitle\nbody\n- 投稿日:2021-05-12T09:15:00+09:00\n".utf8))
         let result = TextDumpImporter().importText(source)
         XCTAssertEqual(result.diagnostics.map(\.description), [
             "d.txt:1: warning: 1 line(s) before the first article header are not part of any article and were not imported",
-            "d.txt:3: error: empty title: the line after the article header must be the title",
-            "d.txt:4: error: article header is not followed by a title line",
+            "d.txt:2: warning: article header has no title and no body; skipped",
+            "d.txt:7: warning: article header has no title and no body; skipped",
         ])
+        XCTAssertEqual(result.articles.map(\.title), ["Title"])
+        // A body without a title is still broken data.
+        let broken = try InputText(path: "e.txt", bytes: Array("- 投稿日:2021-05-10T09:15:00+09:00\n\nbody\n".utf8))
+        XCTAssertEqual(TextDumpImporter().importText(broken).errors.map(\.description),
+                       ["e.txt:2: error: empty title: the line after the article header must be the title"])
     }
 
     func testCRLFDump() throws {

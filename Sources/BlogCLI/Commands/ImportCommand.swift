@@ -14,8 +14,13 @@ enum ImportCommand: BlogCommand {
                               file's modification time when it is empty (a warning says which).
       text FILE...            Plain-text dumps of Qiita pages: each article starts with a line
                               '- 投稿日:2021-05-10T09:15:00+09:00', then the title, then the body.
-                              Tags are inferred from the title ([iOS], 【Swift/iOS】, known names);
-                              an article without any gets the tag 'memo'.
+                              The structure the dump lost is restored: code blocks (fenced,
+                              lines and indentation rebuilt, language and file name), inline
+                              code and headings; --verbatim keeps every line as it is instead.
+                              Tags are inferred from the title ([iOS], 【Swift/iOS】, known names)
+                              and the body; an article without any gets the tag 'memo'. An article
+                              found twice with a few lines changed is imported once, with a
+                              warning showing the lines (--keep-duplicates imports both).
 
     Every input is read and checked first; if any has an error, nothing is written. Files are
     named content/posts/<yyyy-mm-dd>-<slug>.md (slug: the Qiita id, else from the title; colliding
@@ -29,9 +34,11 @@ enum ImportCommand: BlogCommand {
     static let options: [OptionSpec] = [
         .value("source", "DIR", short: "s", "The site folder (default: the current folder)."),
         .flag("force", "Overwrite existing files whose content differs."),
-        .value("known-tags", "FILE", "text: tag names to find in titles, one a line (default: blog.yml import.known_tags, else a built-in list)."),
+        .value("known-tags", "FILE", "text: tag names to find in titles and bodies, one a line (default: blog.yml import.known_tags, else a built-in list)."),
         .value("date", "DATE", "text: date of a file without header lines (2021-05-10T09:15:00+09:00 or 2021-05-10)."),
         .value("title", "TITLE", "text: title of a file without header lines (with --date)."),
+        .flag("verbatim", "text: keep every line of the dump as a line; restore no code, headings or inline code."),
+        .flag("keep-duplicates", "text: import both copies of an article found twice with a few lines changed."),
     ]
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> Int32 {
@@ -57,6 +64,8 @@ enum ImportCommand: BlogCommand {
             importSource = .qiitaCLI(directory: paths[0])
         case "text":
             importSource = .text(files: paths)
+            options.verbatim = arguments.flag("verbatim")
+            options.keepDuplicates = arguments.flag("keep-duplicates")
             if let file = arguments.value("known-tags") {
                 let path = context.resolve(file).path
                 let text = try SourceText.read(URL(fileURLWithPath: path), displayPath: file)
@@ -83,6 +92,9 @@ enum ImportCommand: BlogCommand {
         }
         if format != "text" {
             for option in ["known-tags", "date", "title"] where arguments.value(option) != nil {
+                throw UsageError("--\(option) only applies to 'import text'", command: name)
+            }
+            for option in ["verbatim", "keep-duplicates"] where arguments.flag(option) {
                 throw UsageError("--\(option) only applies to 'import text'", command: name)
             }
         }
