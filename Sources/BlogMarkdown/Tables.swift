@@ -65,7 +65,7 @@ extension Transformer {
             }
         }
         for paragraph in candidates where mayHoldTable(paragraph) {
-            if makeDirectTable(paragraph, source) == .needsTree { makeTable(paragraph) }
+            makeDirectTable(paragraph, source)
         }
     }
 
@@ -81,14 +81,12 @@ extension Transformer {
         return memchr(source.baseAddress! + from, Int32(UInt8(ascii: "|")), to - from) != nil
     }
 
-    enum TableResult { case none, built, needsTree }
-
-    /// The common case of `makeTable` on byte ranges (no array slices, so no reference counting per
-    /// cell): finds the table, and when every cell is plain text that no later pass changes, writes
-    /// it as one HTML block. Tables with inline markup get `.needsTree` and go through `makeTable`.
-    func makeDirectTable(_ paragraph: Node, _ src: UnsafeBufferPointer<UInt8>) -> TableResult {
+    /// The one table parser, on byte ranges (no array slices, so no reference counting per cell):
+    /// finds the table, and when every cell is plain text that no later pass changes, writes it as
+    /// one HTML block. Tables with inline markup go to `makeTable`, which builds them as a tree.
+    func makeDirectTable(_ paragraph: Node, _ src: UnsafeBufferPointer<UInt8>) {
         let lines = paragraphLineRanges(paragraph, src)
-        guard lines.count >= 2 else { return .none }
+        guard lines.count >= 2 else { return }
         var headerIndex = -1
         var aligns: [Int] = []
         var cells: [ByteRange] = []
@@ -106,7 +104,7 @@ extension Transformer {
                 break
             }
         }
-        guard headerIndex >= 0 else { return .none }
+        guard headerIndex >= 0 else { return }
         let columns = aligns.count
         // cells holds the header row; the other rows follow
         var rowCounts: [Int] = [] // (reserved before the first append: a literal then a reserve allocated twice)
@@ -121,7 +119,11 @@ extension Transformer {
         for count in rowCounts {
             for c in 0..<min(columns, count) {
                 let cell = cells[offset + c]
-                if !Transformer.isDirectCell(UnsafeBufferPointer(rebasing: src[cell.start..<cell.end])) { return .needsTree }
+                if !Transformer.isDirectCell(UnsafeBufferPointer(rebasing: src[cell.start..<cell.end])) {
+                    makeTable(paragraph, DirectTable(cells: cells, rowCounts: rowCounts, columns: columns, aligns: aligns),
+                              headerIndex: headerIndex)
+                    return
+                }
             }
             offset += count
         }
@@ -129,7 +131,7 @@ extension Transformer {
         var cutAt: Node?
         if headerIndex > 0 {
             cutAt = lineBreak(headerIndex, in: paragraph)
-            guard cutAt != nil else { return .none }
+            guard cutAt != nil else { return }
         }
         // No later pass changes such cells: the whole table is one HTML block, written by
         // `renderHTML` the way cmark would render the tree `makeTable` builds (and its text replayed).
@@ -144,7 +146,6 @@ extension Transformer {
         } else {
             replace(paragraph, with: table)
         }
-        return .built
     }
 
     /// `paragraphLines` as byte ranges of `source`.
@@ -212,7 +213,7 @@ extension Transformer {
         return cells.count - before
     }
 
-    /// `delimiterRow` on ranges, with each column's `Align.index`. The cells are split into `scratch`
+    /// `delimiterRow` on ranges, with each column's alignment as `cellTag`'s index. The cells are split into `scratch`
     /// (the caller's, left empty: an array of its own cost two allocations a table).
     func delimiterRow(_ line: ByteRange, _ src: UnsafeBufferPointer<UInt8>, scratch cells: inout [ByteRange]) -> [Int]? {
         guard contains(line, UInt8(ascii: "|"), src), contains(line, UInt8(ascii: "-"), src) else { return nil }
@@ -233,113 +234,27 @@ extension Transformer {
             let b = cell.end - (right && cell.end - cell.start > 1 ? 1 : 0)
             guard b > a else { return nil }
             for k in a..<b where src[k] != UInt8(ascii: "-") { return nil }
-            aligns.append((left && right ? Align.center : left ? .left : right ? .right : .none).index)
+            aligns.append(left && right ? 2 : left ? 1 : right ? 3 : 0) // `cellTag`'s index
         }
         return aligns
     }
 
-    func paragraphLines(_ paragraph: Node) -> [ArraySlice<UInt8>] {
-        let first = Int(cmark_node_get_start_line(paragraph))
-        let last = Int(cmark_node_get_end_line(paragraph))
-        var quotes = 0
-        var p = cmark_node_parent(paragraph)
-        while let q = p { if kind(q) == CMARK_NODE_BLOCK_QUOTE { quotes += 1 }; p = cmark_node_parent(q) }
-        var lines: [ArraySlice<UInt8>] = []
-        for l in first...last {
-            var line = sourceLine(l)
-            if l == first {
-                let column = Int(cmark_node_get_start_column(paragraph))
-                if column > 1 && column - 1 <= line.count { line = line.dropFirst(column - 1) }
-            } else {
-                for _ in 0..<quotes {
-                    let trimmed = line.drop(while: { $0.isSpaceOrTab })
-                    guard trimmed.first == UInt8(ascii: ">") else { break }
-                    line = trimmed.dropFirst()
-                    if line.first == 0x20 { line = line.dropFirst() }
-                }
-            }
-            lines.append(trim(line))
-        }
-        return lines
-    }
-
-    func trim(_ s: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
-        var a = s.startIndex, b = s.endIndex
-        while a < b && s[a].isWhitespace { a += 1 }
-        while b > a && s[b - 1].isWhitespace { b -= 1 }
-        return s[a..<b]
-    }
-
-    /// Splits a table row on unescaped pipes (GFM splits inside code spans too).
-    func splitRow(_ line: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {
-        var s = trim(line)
-        if s.first == UInt8(ascii: "|") { s = s.dropFirst() }
-        if s.last == UInt8(ascii: "|") && !(s.count >= 2 && s[s.endIndex - 2] == UInt8(ascii: "\\")) { s = s.dropLast() }
-        var cells: [ArraySlice<UInt8>] = []
-        var pipes = 0
-        for b in s where b == UInt8(ascii: "|") { pipes += 1 }
-        cells.reserveCapacity(pipes + 1) // no regrowth while splitting
-        var start = s.startIndex
-        var i = s.startIndex
-        while i < s.endIndex {
-            if s[i] == UInt8(ascii: "\\") { i += 2; continue }
-            if s[i] == UInt8(ascii: "|") { cells.append(trim(s[start..<i])); start = i + 1 }
-            i += 1
-        }
-        cells.append(trim(s[start..<min(s.endIndex, max(start, s.endIndex))]))
-        return cells
-    }
-
-    enum Align {
-        case none, left, center, right
-        var index: Int {
-            switch self {
-            case .none: return 0
-            case .left: return 1
-            case .center: return 2
-            case .right: return 3
-            }
-        }
-    }
-
-    func delimiterRow(_ line: ArraySlice<UInt8>) -> [Align]? {
-        guard line.contains(UInt8(ascii: "|")), line.contains(UInt8(ascii: "-")) else { return nil }
-        for b in line where !(b == UInt8(ascii: "|") || b == UInt8(ascii: "-") || b == UInt8(ascii: ":") || b.isSpaceOrTab) { return nil }
-        var aligns: [Align] = []
-        for cell in splitRow(line) {
-            guard !cell.isEmpty else { return nil }
-            let left = cell.first == UInt8(ascii: ":")
-            let right = cell.last == UInt8(ascii: ":")
-            let dashes = cell.dropFirst(left ? 1 : 0).dropLast(right && cell.count > 1 ? 1 : 0)
-            guard !dashes.isEmpty, dashes.allSatisfy({ $0 == UInt8(ascii: "-") }) else { return nil }
-            aligns.append(left && right ? .center : left ? .left : right ? .right : .none)
-        }
-        return aligns
-    }
-
-    func makeTable(_ paragraph: Node) {
-        let lines = paragraphLines(paragraph)
-        guard lines.count >= 2 else { return }
-        var headerIndex = -1
-        var aligns: [Align] = []
-        for k in 1..<lines.count {
-            if let a = delimiterRow(lines[k]), lines[k - 1].contains(UInt8(ascii: "|")), splitRow(lines[k - 1]).count == a.count {
-                headerIndex = k - 1
-                aligns = a
-                break
-            }
-        }
-        guard headerIndex >= 0 else { return }
+    /// Builds a table `makeDirectTable` found as a tree of cells, for the inline passes to see.
+    func makeTable(_ paragraph: Node, _ parsed: DirectTable, headerIndex: Int) {
         // Cut the paragraph before the header line (top-level line breaks only).
         var cutAt: Node?
         if headerIndex > 0 {
             cutAt = lineBreak(headerIndex, in: paragraph)
             guard cutAt != nil else { return }
         }
-        let columns = aligns.count
-        var rows: [[ArraySlice<UInt8>]] = [splitRow(lines[headerIndex])]
-        if headerIndex + 2 < lines.count {
-            for k in (headerIndex + 2)..<lines.count { rows.append(splitRow(lines[k])) }
+        let columns = parsed.columns
+        let bytes = sourceArray
+        var rows: [[ArraySlice<UInt8>]] = []
+        rows.reserveCapacity(parsed.rowCounts.count)
+        var offset = 0
+        for count in parsed.rowCounts {
+            rows.append(parsed.cells[offset..<(offset + count)].map { bytes[$0.start..<$0.end] })
+            offset += count
         }
         // Cells without any byte cmark's inline parser treats specially are one text node each:
         // build those directly. Otherwise parse all cells in one cmark document (below).
@@ -390,13 +305,7 @@ extension Transformer {
             let tr = makeCustom(block: true, enterC: TableTags.tr, exitC: TableTags.trEnd)
             let line = r == 0 ? baseLine : baseLine + 1 + Int32(r)
             for c in 0..<columns {
-                let alignIndex: Int
-                switch aligns[c] {
-                case .none: alignIndex = 0
-                case .left: alignIndex = 1
-                case .center: alignIndex = 2
-                case .right: alignIndex = 3
-                }
+                let alignIndex = parsed.aligns[c]
                 let cell = r == 0
                     ? makeCustom(block: false, enterC: TableTags.th[alignIndex], exitC: TableTags.thEnd)
                     : makeCustom(block: false, enterC: TableTags.td[alignIndex], exitC: TableTags.tdEnd)
