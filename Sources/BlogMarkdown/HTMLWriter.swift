@@ -19,6 +19,9 @@ extension Transformer {
         // it is one of ours (Qiita: text and code only) or cmark's (text, code and raw HTML).
         var altImage: Node?
         var qiitaAlt = false
+        // links open around the node being written, and whether the image being written is linked
+        var linkDepth = 0
+        var imageLinked = false
         let qiita = options.qiitaExtensions
         // the plain text goes into a byte buffer of its own (about 150,000 appends per 1,000 documents)
         var plainText = ByteBuffer(capacity: source.count + 64)
@@ -95,6 +98,7 @@ extension Transformer {
                 let lit = literalBytes(ofLiteralNode: node, direct: direct)
                 out.append(static: "<code>")
                 out.appendEscaped(lit)
+                if qiita && Swatches.isColour(lit) { Swatches.write(lit, into: &out) }
                 out.append(static: "</code>")
                 if inImage == 0 { plainText.append(lit) }
                 codeText.append(lit)
@@ -154,7 +158,8 @@ extension Transformer {
                     newlineIfNeeded(&plainText)
                 }
             case CMARK_NODE_LINK:
-                guard entering else { out.append(static: "</a>"); break }
+                guard entering else { out.append(static: "</a>"); linkDepth -= 1; break }
+                linkDepth += 1
                 // cmark's URLs of a valid document are valid UTF-8 (entities decode to whole characters)
                 let url = cBytesView(cmark_node_get_url(node))
                 links.append(MarkdownLink(destination: makeString(url, trusted: true), line: Int(originalLine(self.line(of: node)))))
@@ -175,10 +180,19 @@ extension Transformer {
                 if entering {
                     let url = cBytesView(cmark_node_get_url(node))
                     links.append(MarkdownLink(destination: makeString(url, trusted: true), line: Int(originalLine(self.line(of: node)))))
-                    out.append(static: "<img src=\"")
                     if qiita {
-                        if unsafe || !isDangerousURL(url) { out.appendEscapedHref(url) }
+                        let safe = unsafe || !isDangerousURL(url)
+                        // Qiita links an image to its full-size file, unless the image is a link's text
+                        imageLinked = linkDepth == 0 && safe && !url.isEmpty
+                        if imageLinked {
+                            out.append(static: "<a href=\"")
+                            out.appendEscapedHref(url)
+                            out.append(static: "\" class=\"image-link\">")
+                        }
+                        out.append(static: "<img src=\"")
+                        if safe { out.appendEscapedHref(url) }
                     } else {
+                        out.append(static: "<img src=\"")
                         if unsafe || !isCmarkDangerousURL(url) { out.appendEscapedHref(url) }
                     }
                     out.append(static: "\" alt=\"")
@@ -190,6 +204,7 @@ extension Transformer {
                     out.append(UInt8(ascii: "\""))
                     appendTitle(&out, node)
                     if qiitaAlt { out.append(static: " loading=\"lazy\" />") } else { out.append(static: " />") }
+                    if imageLinked { out.append(static: "</a>"); imageLinked = false }
                 }
             case CMARK_NODE_HEADING:
                 if entering {

@@ -9,6 +9,8 @@ extension Transformer {
     func headingPass(_ headingNodes: [Node]) {
         let qiita = options.qiitaExtensions
         for heading in headingNodes {
+            // raw HTML headings: `collectNodes` lists them in document order with these
+            if kind(heading) == CMARK_NODE_HTML_BLOCK { rawHeadings(heading); continue }
             var text: [UInt8] = []
             walk(heading) { node, entering, t in
                 if entering, t == CMARK_NODE_TEXT || t == CMARK_NODE_CODE { text.append(contentsOf: literalBytes(ofLiteralNode: node, direct: direct)) }

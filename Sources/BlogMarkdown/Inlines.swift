@@ -52,7 +52,10 @@ extension Transformer {
             case CMARK_NODE_ITEM: if qiita { found.items.append(node) }
             case CMARK_NODE_HEADING: found.headings.append(node)
             case CMARK_NODE_CODE_BLOCK: found.codeBlocks.append(node)
-            case CMARK_NODE_HTML_BLOCK, CMARK_NODE_HTML_INLINE: found.htmlNodes.append(node)
+            case CMARK_NODE_HTML_BLOCK:
+                found.htmlNodes.append(node)
+                if qiita && !Transformer.headingTags(literalBytes(ofLiteralNode: node, direct: direct)).isEmpty { found.headings.append(node) }
+            case CMARK_NODE_HTML_INLINE: found.htmlNodes.append(node)
             default: break
             }
         }
@@ -74,8 +77,8 @@ extension Transformer {
     }
 
     /// The text-node flags of a literal: `textScannedFlag`, plus `textStarFlag` for a `*` or `_`,
-    /// `textTildeFlag` for a `~` (the delimiter pass) and `textInterestingFlag` for a `[`, `:`, `w`,
-    /// `W` or, when the pre-pass wrote `markers`, 0xEE (footnote references, autolinks and stray
+    /// `textTildeFlag` for a `~` (the delimiter pass) and `textInterestingFlag` for a `[`, `:`, `@`,
+    /// `w`, `W` or, when the pre-pass wrote `markers`, 0xEE (footnote references, autolinks and stray
     /// markers: `splitText`'s full scan). Eight bytes at a time: all non-ASCII (and no 0xEE) at
     /// once, else each byte value tested in all eight lanes (`x ^ c` has a zero byte); the last
     /// bytes through a table. Without markers the 0xEE test is left out of the loop: Japanese text
@@ -86,7 +89,7 @@ extension Transformer {
 
     /// The flag of each ASCII byte in `scanText` (0xEE, the markers' lead byte, is tested apart).
     /// (computed: a stored static is a lazy global, checked on every read)
-    @inline(__always) static var asciiTextFlags: StaticString { "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\u{04}\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\u{10}\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\u{10}\0\0\0\u{10}\0\0\0\u{04}\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\u{10}\0\0\0\0\0\0\u{08}\0" }
+    @inline(__always) static var asciiTextFlags: StaticString { "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\u{04}\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\u{10}\0\0\0\0\0\u{10}\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\u{10}\0\0\0\u{10}\0\0\0\u{04}\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\u{10}\0\0\0\0\0\0\u{08}\0" }
 
     @inline(__always) static func scanText(_ lit: UnsafeBufferPointer<UInt8>, withMarkers: Bool) -> Int {
         let n = lit.count
@@ -104,6 +107,7 @@ extension Transformer {
                 tilde |= zeroByte(x ^ (ones &* 0x7E))
                 // `w` and `W` alike: only they become 0x77 with bit 5 set
                 interesting |= zeroByte(x ^ (ones &* 0x5B)) | zeroByte(x ^ (ones &* 0x3A)) | zeroByte((x | (ones &* 0x20)) ^ (ones &* 0x77))
+                    | zeroByte(x ^ (ones &* 0x40))
             }
             p += 8
         }
@@ -181,6 +185,7 @@ extension Transformer {
     }
 
     func processInlines(_ container: Node) {
+        if options.mentionsBaseURL != nil && underscoreMention(container) { return }
         let linksAllowed = !insideLink(container)
         var hasDelimiters = false
         let direct = self.direct
@@ -261,9 +266,37 @@ extension Transformer {
                 append(link, makeText(text))
                 setLineOverride(link, line)
                 pieces.append(link)
+                // a URL alone in its paragraph: a card (Cards.swift)
+                if i == 0 && end == n && cmark_node_previous(node) == nil && cmark_node_next(node) == nil,
+                   let parent = cmark_node_parent(node), kind(parent) == CMARK_NODE_PARAGRAPH {
+                    cardLinks.append(link)
+                }
                 i = end
                 plainStart = i
                 continue
+            }
+            if b == UInt8(ascii: ":"), let (end, character) = Emoji.shortcode(lit, at: i) {
+                flush(i)
+                pieces.append(makeText(character))
+                i = end
+                plainStart = i
+                continue
+            }
+            if b == UInt8(ascii: "@") && linksAllowed {
+                if let address = emailRange(lit, i, from: plainStart) {
+                    flush(address.start)
+                    pieces.append(emailLink(Array(lit[address.start..<address.end]), line: line))
+                    i = address.end
+                    plainStart = i
+                    continue
+                }
+                if let end = mentionEnd(lit, i) {
+                    flush(i)
+                    pieces.append(mentionLink(Array(lit[(i + 1)..<end]), line: line))
+                    i = end
+                    plainStart = i
+                    continue
+                }
             }
             i += 1
         }
@@ -295,9 +328,19 @@ extension Transformer {
         else { return nil }
         guard hostStart < lit.count, lit[hostStart].isASCIIAlnum else { return nil }
         var end = hostStart
+        var inPath = false
         while end < lit.count {
             let b = lit[end]
-            if b <= 0x20 || b >= 0x7F || b == UInt8(ascii: "<") || b == UInt8(ascii: ">") || b == UInt8(ascii: "\"") { break }
+            if b >= 0x80 {
+                // Non-ASCII text belongs to the URL in its path or query where a segment or value
+                // starts with it (`/wiki/日本語`, `?q=日本語`); a URL glued to the sentence after it
+                // (`?x=1を参照`) and Japanese punctuation end it.
+                guard inPath, let extra = Transformer.urlScalarLength(lit, end) else { break }
+                end += extra
+                continue
+            }
+            if b <= 0x20 || b == 0x7F || b == UInt8(ascii: "<") || b == UInt8(ascii: ">") || b == UInt8(ascii: "\"") { break }
+            if b == UInt8(ascii: "/") || b == UInt8(ascii: "?") || b == UInt8(ascii: "#") { inPath = true }
             end += 1
         }
         while end > hostStart {
@@ -317,6 +360,28 @@ extension Transformer {
         }
         if lit[start].lowerASCII == UInt8(ascii: "w") && !lit[hostStart..<end].contains(UInt8(ascii: ".")) { return nil }
         return end > hostStart ? end : nil
+    }
+
+    /// The length of the non-ASCII character at `at` when a URL's path takes it: after a byte that
+    /// starts a segment or value, or after another such character; not CJK punctuation (U+3000…303F)
+    /// or full-width forms (U+FF00…FFEF).
+    static func urlScalarLength(_ lit: UnsafeBufferPointer<UInt8>, _ at: Int) -> Int? {
+        let lead = lit[at]
+        let length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2
+        guard at + length <= lit.count else { return nil }
+        if lead == 0xE3 && lit[at + 1] == 0x80 { return nil }
+        if lead == 0xEF && lit[at + 1] >= 0xBC { return nil }
+        let before = lit[at - 1]
+        if before < 0x80 {
+            switch before {
+            case UInt8(ascii: "/"), UInt8(ascii: "="), UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "&"),
+                 UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: ","), UInt8(ascii: "."):
+                break
+            default:
+                return nil
+            }
+        }
+        return length
     }
 
     struct Delimiter {

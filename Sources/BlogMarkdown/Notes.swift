@@ -4,7 +4,8 @@ import CCmark
 import Glibc
 #endif
 
-/// `:::note` blocks: the pre-pass's marker pairs become one `<div class="note …">` each.
+/// `:::note` blocks: the pre-pass's marker pairs become one `<div class="note …">` each, a plain
+/// or unknown-type `:::` block a `<div>`.
 extension Transformer {
 
     static let noteEndCString: [UInt8] = Array("</div>\0".utf8)
@@ -23,7 +24,7 @@ extension Transformer {
         var done = [Bool](repeating: false, count: markers.count)
         let notePrefix: StaticString = "note "
         for (k, marker) in markers.enumerated() {
-            // the pre-pass wrote `note info|warn|alert-->` or `end-->` after the prefix
+            // the pre-pass wrote `note info|warn|alert-->`, `plain-->` or `end-->` after the prefix
             let lit = literalBytes(marker)
             let rest = noteMarkerPrefix.count
             let n = notePrefix.utf8CodeUnitCount
@@ -33,6 +34,10 @@ extension Transformer {
                 stack.append((k, (rest + n)..<end))
                 continue
             }
+            if lit.count - rest >= 5 && memcmp(lit.baseAddress! + rest, "plain", 5) == 0 {
+                stack.append((k, rest..<rest)) // no type: a plain `div`
+                continue
+            }
             let parent = cmark_node_parent(marker)
             guard let index = stack.lastIndex(where: { cmark_node_parent(markers[$0.index]) == parent }) else { continue }
             let open = stack[index]
@@ -40,9 +45,13 @@ extension Transformer {
             stack.removeSubrange(index...)
             var enter: [UInt8] = []
             enter.reserveCapacity(32)
-            enter.append(static: "<div class=\"note ")
-            enter.append(contentsOf: UnsafeBufferPointer(rebasing: literalBytes(openNode)[open.type]))
-            enter.append(static: "\">\0")
+            if open.type.isEmpty {
+                enter.append(static: "<div>\0")
+            } else {
+                enter.append(static: "<div class=\"note ")
+                enter.append(contentsOf: UnsafeBufferPointer(rebasing: literalBytes(openNode)[open.type]))
+                enter.append(static: "\">\0")
+            }
             let box = makeCustom(block: true, enterC: enter, exitC: Transformer.noteEndCString)
             cmark_node_insert_before(openNode, box)
             moveSiblings(after: openNode, before: marker, to: box)

@@ -349,7 +349,8 @@ extension Transformer {
         }
     }
 
-    /// `isPlainCell && isInertCell` in one pass, skipping eight bytes at a time while they are all
+    /// True for a plain cell (`isPlainCell`) that no later pass touches (no strikethrough, autolink,
+    /// e-mail, mention, emoji or footnote marker), skipping eight bytes at a time while they are all
     /// non-ASCII and none is 0xEE (the lead byte of the pre-pass markers).
     static func isDirectCell(_ cell: UnsafeBufferPointer<UInt8>) -> Bool {
         let n = cell.count
@@ -368,29 +369,13 @@ extension Transformer {
             switch p[k] {
             case 0..<0x20, UInt8(ascii: "\\"), UInt8(ascii: "`"), UInt8(ascii: "&"), UInt8(ascii: "_"), UInt8(ascii: "*"),
                  UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "<"), UInt8(ascii: "!"),
-                 UInt8(ascii: "~"), UInt8(ascii: ":"), 0xEE:
+                 UInt8(ascii: "~"), UInt8(ascii: ":"), UInt8(ascii: "@"), 0xEE:
                 return false
             case UInt8(ascii: "."):
                 // `www.` starts an autolink
                 if k >= 3 && p[k - 3] | 0x20 == UInt8(ascii: "w") && p[k - 2] | 0x20 == UInt8(ascii: "w") && p[k - 1] | 0x20 == UInt8(ascii: "w") {
                     return false
                 }
-            default: break
-            }
-            k += 1
-        }
-        return true
-    }
-
-    /// True for a plain cell that no later pass touches: no strikethrough, autolink or footnote marker.
-    static func isInertCell(_ cell: UnsafeBufferPointer<UInt8>) -> Bool {
-        var k = cell.startIndex
-        while k < cell.endIndex {
-            switch cell[k] {
-            case UInt8(ascii: "~"), UInt8(ascii: ":"), 0xEE: return false
-            case UInt8(ascii: "."):
-                // `www.` starts an autolink
-                if k - cell.startIndex >= 3 && cell[(k - 3)..<k].allSatisfy({ $0 | 0x20 == UInt8(ascii: "w") }) { return false }
             default: break
             }
             k += 1

@@ -16,6 +16,10 @@ final class Transformer {
     var lineStarts: [Int] = []
 
     var headings: [Heading] = []
+    /// Ids `headingPass` made for the `<hN>` tags of raw HTML blocks, for `rawHTMLPass` to write.
+    var rawHeadingIDs: [Node: [[UInt8]]] = [:]
+    /// Links alone in their paragraph (`splitText`), for `buildCards`.
+    var cardLinks: [Node] = []
     var usedSlugs = SlugTable()
     /// Code block text (block pass), then inline code (`renderHTML`); the caller deallocates it.
     var codeText = ByteBuffer(capacity: 256)
@@ -110,6 +114,7 @@ final class Transformer {
                 found.inline = inlineContainers(doc)
             }
             for container in found.inline { processInlines(container) }
+            if !cardLinks.isEmpty { buildCards() }
             taskLists(found.items)
         }
         blockPass(found)
