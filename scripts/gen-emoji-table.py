@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes Sources/BlogMarkdown/EmojiTable.swift: the `:name:` shortcodes of Qiita and GitHub (the
-gemoji names, which the `emoji` package on PyPI keeps as its aliases) and their characters.
+gemoji names) and their characters. The `emoji` package on PyPI keeps them as its `alias` language:
+each emoji's aliases (`+1`, `tada`) plus its English name where gemoji uses that one (`sushi`).
 
     python3 -m venv /tmp/emoji-venv && /tmp/emoji-venv/bin/pip install emoji==2.16.0
     /tmp/emoji-venv/bin/python scripts/gen-emoji-table.py
@@ -23,7 +24,7 @@ def main() -> None:
     for char, data in emoji.EMOJI_DATA.items():
         if data.get("status") != emoji.STATUS["fully_qualified"] or TONES & set(char):
             continue
-        for alias in data.get("alias", []):
+        for alias in data.get("alias", []) + [data["en"]]:
             name = alias.strip(":")
             if not NAME.match(name):
                 continue
