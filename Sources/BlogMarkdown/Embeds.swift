@@ -177,11 +177,9 @@ enum Embeds {
         return (url, service)
     }
 
-    /// `560`, `100%`: digits and at most a percent sign.
+    /// `560`: digits only, as HTML wants an iframe's width and height (`100%` is the theme's job).
     private static func isDimension(_ value: [UInt8]) -> Bool {
-        guard !value.isEmpty, value.count <= 6 else { return false }
-        let digits = value.last == UInt8(ascii: "%") ? value.dropLast() : value[...]
-        return !digits.isEmpty && digits.allSatisfy { $0.isDigit }
+        !value.isEmpty && value.count <= 5 && value.allSatisfy { $0.isDigit }
     }
 
     /// An attribute value: `"`, `<` and `>` as entities, the rest as written (as the sanitizer does).
