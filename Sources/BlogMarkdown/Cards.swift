@@ -1,12 +1,16 @@
 import CCmark
 
-/// A URL alone in its paragraph becomes a card, from what the URL says (no network): a YouTube
+/// A URL alone in a top-level paragraph becomes a card, from what the URL says (no network): a YouTube
 /// video the embed, a tweet a card naming the service, any other page a card naming its host.
 extension Transformer {
     func buildCards() {
         for link in cardLinks {
+            // only a paragraph of its own at the top (or in a note): lists of references and
+            // footnotes keep their links
             guard let paragraph = cmark_node_parent(link), kind(paragraph) == CMARK_NODE_PARAGRAPH,
-                  cmark_node_first_child(paragraph) == link, cmark_node_last_child(paragraph) == link else { continue }
+                  cmark_node_first_child(paragraph) == link, cmark_node_last_child(paragraph) == link,
+                  let container = cmark_node_parent(paragraph),
+                  kind(container) == CMARK_NODE_DOCUMENT || kind(container) == CMARK_NODE_CUSTOM_BLOCK else { continue }
             let url = Array(cBytesView(cmark_node_get_url(link)))
             guard let parts = Cards.parse(url) else { continue }
             if let video = Cards.youtubeID(parts) {
