@@ -104,7 +104,8 @@ public struct ContentLoader {
     }
 
     func markdownRenderer() -> MarkdownRenderer {
-        MarkdownRenderer(options: MarkdownOptions(hardBreaks: config.markdownHardBreaks, unsafeHTML: config.markdownUnsafe))
+        MarkdownRenderer(options: MarkdownOptions(hardBreaks: config.markdownHardBreaks, unsafeHTML: config.markdownUnsafe,
+                                                  embedScripts: config.embedScripts, mentionsBaseURL: config.mentionsBaseURL))
     }
 
     static func renderBody(_ body: PendingBody, with renderer: MarkdownRenderer) -> RenderedMarkdown {

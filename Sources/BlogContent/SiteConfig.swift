@@ -15,6 +15,11 @@ public struct SiteConfig: Sendable {
     public var postsPerPage = 10
     public var markdownHardBreaks = true
     public var markdownUnsafe = false
+    /// `embeds.scripts`: keep the scripts of allowed embeds (tweets, pens...); off, their static
+    /// fallback shows.
+    public var embedScripts = false
+    /// `mentions.base_url`, or nil for `mentions: false`.
+    public var mentionsBaseURL: String? = "https://qiita.com/"
     /// Known tag names used by `blog import text` to infer tags from titles.
     public var importKnownTags: [String] = []
     /// Minimum number of headings for a post to show a table of contents.
@@ -44,7 +49,7 @@ public struct SiteConfig: Sendable {
 
     static let knownKeys: Set<String> = ["title", "description", "base_url", "language", "author", "theme",
                                          "timezone", "posts_per_page", "markdown", "import", "toc_min_headings",
-                                         "feed_limit"]
+                                         "feed_limit", "embeds", "mentions"]
 
     /// Loads `blog.yml` from the site folder; returns defaults when the file is absent.
     /// Unknown keys are warnings; wrong types and bad values are errors.
@@ -150,6 +155,39 @@ public struct SiteConfig: Sendable {
                     case "hardbreaks": if let v = bool(item.value, "markdown.hardbreaks") { config.markdownHardBreaks = v }
                     case "unsafe": if let v = bool(item.value, "markdown.unsafe") { config.markdownUnsafe = v }
                     default: console?.report(.warning("unknown key 'markdown.\(name)' (known: hardbreaks, unsafe)", at: location(item.key)))
+                    }
+                }
+            case "embeds":
+                guard let inner = value.mapping else {
+                    errors.append(.error("'embeds' must be a mapping (scripts)", at: location(value)))
+                    continue
+                }
+                for item in inner {
+                    let name = item.key.scalar ?? ""
+                    if name == "scripts" {
+                        if let v = bool(item.value, "embeds.scripts") { config.embedScripts = v }
+                    } else {
+                        console?.report(.warning("unknown key 'embeds.\(name)' (known: scripts)", at: location(item.key)))
+                    }
+                }
+            case "mentions":
+                if value.mapping == nil {
+                    // `mentions: false` turns them off, `mentions: true` keeps Qiita's profiles
+                    if let on = bool(value, "mentions") { config.mentionsBaseURL = on ? "https://qiita.com/" : nil }
+                    continue
+                }
+                for item in value.mapping ?? [] {
+                    let name = item.key.scalar ?? ""
+                    if name == "base_url" {
+                        if let v = string(item.value, "mentions.base_url") {
+                            if v.hasPrefix("https://") || v.hasPrefix("http://") || v.hasPrefix("/") {
+                                config.mentionsBaseURL = v
+                            } else {
+                                errors.append(.error("'mentions.base_url' must be an http(s) URL or a path starting with /", at: location(item.value)))
+                            }
+                        }
+                    } else {
+                        console?.report(.warning("unknown key 'mentions.\(name)' (known: base_url)", at: location(item.key)))
                     }
                 }
             case "import":

@@ -22,7 +22,9 @@
 ///   exactly two of these characters is split by an empty HTML comment `<!---->`, which ends the text
 ///   node and renders as nothing (the sanitizer drops comments). Likewise a list item that starts
 ///   with `[ ]`, `[x]` or `[X]` (whatever follows) gets `<!---->` after the `[`, so it does not become
-///   a task-list box.
+///   a task-list box. A `:` or `@` before a name's letter gets one too (the dialect reads `:name:`
+///   as an emoji, `@name` as a mention and `a@b.c` as an address only within one text node), and so
+///   does a line starting `www.` at its end (a URL alone in its paragraph becomes a link card).
 /// - U+E000…U+E002, which the dialect uses as private markers (and replaces when they are in the
 ///   source), are written as character references. U+E000 and U+E002 then render as themselves;
 ///   U+E001 does not yet: BlogMarkdown takes it as a footnote marker in any text, however it got
@@ -142,12 +144,24 @@ public enum PlainTextMarkdown {
                           index == 0 || middle[index - 1] != byte,
                           index + 2 == middle.count || middle[index + 2] != byte {
                     out.append(contentsOf: separator)
+                } else if byte == UInt8(ascii: ":") || byte == UInt8(ascii: "@"), index + 1 < middle.count, isNameByte(middle[index + 1]) {
+                    out.append(contentsOf: separator)
                 }
                 index += 1
+            }
+            // a `www.` URL alone in its paragraph would become a link card
+            if atBlockStart && middle.count > 4 && middle.prefix(4).map({ $0 | 0x20 }) == Array("www.".utf8) {
+                out.append(contentsOf: separator)
             }
         }
         for byte in bytes[end...] { reference(byte) }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Bytes of an emoji shortcode's or a user's name after `:` or `@`.
+    private static func isNameByte(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || ((byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A)
+            || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
     }
 
     /// Space, tab, vertical tab, form feed: cmark strips them at the ends of a line.

@@ -19,6 +19,12 @@ enum HTMLSanitizer {
     static let urlAttributes: Set<String> = ["href", "src"]
 
     static func sanitize(_ html: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        var embeds = EmbedContext(scripts: false)
+        return sanitize(html, embeds: &embeds)
+    }
+
+    /// `sanitize` letting the allowlisted embeds through (Embeds.swift).
+    static func sanitize(_ html: UnsafeBufferPointer<UInt8>, embeds: inout EmbedContext) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(html.count + 16)
         let n = html.count
@@ -39,7 +45,7 @@ enum HTMLSanitizer {
                 appendEscaped(&out, html[i..<n])
                 return out
             }
-            if let (tagEnd, rendered) = parseTag(html, i) {
+            if let (tagEnd, rendered) = parseTag(html, i, &embeds) {
                 out.append(contentsOf: rendered)
                 i = tagEnd
                 continue
@@ -51,7 +57,7 @@ enum HTMLSanitizer {
     }
 
     /// Parses a tag starting at `start` (`<`). Returns the end index and its sanitized (or escaped) form.
-    static func parseTag(_ h: UnsafeBufferPointer<UInt8>, _ start: Int) -> (Int, [UInt8])? {
+    static func parseTag(_ h: UnsafeBufferPointer<UInt8>, _ start: Int, _ embeds: inout EmbedContext) -> (Int, [UInt8])? {
         let n = h.count
         var i = start + 1
         var closing = false
@@ -98,6 +104,7 @@ enum HTMLSanitizer {
             }
             attributes.append((attrName, value))
         }
+        if let embed = Embeds.rewrite(name: name, closing: closing, attributes: attributes, context: &embeds) { return (i, embed) }
         guard let allowedAttributes = allowed[name] else {
             var escaped: [UInt8] = []
             appendEscaped(&escaped, h[start..<i])

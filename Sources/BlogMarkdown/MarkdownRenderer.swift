@@ -14,12 +14,22 @@ public struct MarkdownOptions: Sendable, Hashable {
     public var qiitaExtensions: Bool
     /// Server-side syntax highlighting of fenced code.
     public var highlightCode: Bool
+    /// The `<script src>` of allowed embeds is kept (`embeds.scripts`); by default only their
+    /// static fallback is.
+    public var embedScripts: Bool
+    /// Where `@name` links to (`mentions.base_url`, ending in `/`); nil: mentions stay text.
+    public var mentionsBaseURL: String?
 
-    public init(hardBreaks: Bool = true, unsafeHTML: Bool = false, qiitaExtensions: Bool = true, highlightCode: Bool = true) {
+    public static let qiitaUsers = "https://qiita.com/"
+
+    public init(hardBreaks: Bool = true, unsafeHTML: Bool = false, qiitaExtensions: Bool = true, highlightCode: Bool = true,
+                embedScripts: Bool = false, mentionsBaseURL: String? = MarkdownOptions.qiitaUsers) {
         self.hardBreaks = hardBreaks
         self.unsafeHTML = unsafeHTML
         self.qiitaExtensions = qiitaExtensions
         self.highlightCode = highlightCode
+        self.embedScripts = embedScripts
+        self.mentionsBaseURL = mentionsBaseURL.map { $0.hasSuffix("/") ? $0 : $0 + "/" }
     }
 }
 

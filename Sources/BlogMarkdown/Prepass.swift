@@ -8,7 +8,8 @@ import Glibc
 // below), whose count it records, so every cmark line number maps back to the original text.
 //
 // - `:::note info` / `:::` lines become one-line HTML comments `<!--\u{E000}note info-->` /
-//   `<!--\u{E000}end-->`: an HTML block of type 2 interrupts a paragraph and ends on its line, so each
+//   `<!--\u{E000}end-->` (a plain or unknown-type `:::` block opens with `<!--\u{E000}plain-->`):
+//   an HTML block of type 2 interrupts a paragraph and ends on its line, so each
 //   marker is its own block in the tree, and the transform wraps the blocks between them.
 // - `[^label]: text` (a footnote definition, which cmark would take as a link reference definition)
 //   becomes `+   \u{E001}label\u{E001}text`: a list item, so that the lines indented under it (more
@@ -250,16 +251,20 @@ struct Prepass {
                     let rest = line.dropFirst(3)
                     let trimmed = rest.drop(while: { $0.isSpaceOrTab })
                     if trimmed.isEmpty {
+                        // a bare `:::` closes the open block, or opens a plain one
+                        result.noteLines.append((lineNumber, Array(original[start..<contentEnd])))
+                        flush(start)
+                        out.append(contentsOf: noteMarkerPrefix)
                         if noteDepth > 0 {
                             noteDepth -= 1
-                            result.noteLines.append((lineNumber, Array(original[start..<contentEnd])))
-                            flush(start)
-                            out.append(contentsOf: noteMarkerPrefix)
                             out.append(static: "end-->")
-                            flushed = contentEnd
-                            result.sawNotes = true
-                            continue
+                        } else {
+                            noteDepth += 1
+                            out.append(static: "plain-->")
                         }
+                        flushed = contentEnd
+                        result.sawNotes = true
+                        continue
                     } else if rest.starts(with: "note".utf8) {
                         let words = rest.dropFirst(4)
                         if words.isEmpty || words.first!.isSpaceOrTab {
@@ -281,6 +286,15 @@ struct Prepass {
                             continue
                         }
                     }
+                    // `:::details`, `:::anything`: a plain block, as Qiita shows an unknown type
+                    noteDepth += 1
+                    result.noteLines.append((lineNumber, Array(original[start..<contentEnd])))
+                    flush(start)
+                    out.append(contentsOf: noteMarkerPrefix)
+                    out.append(static: "plain-->")
+                    flushed = contentEnd
+                    result.sawNotes = true
+                    continue
                 }
                 var from = i
                 if indent <= 3, i < contentEnd, s[i] == UInt8(ascii: "["), let label = footnoteLabel(original[i..<contentEnd]) {
@@ -425,6 +439,27 @@ struct Prepass {
                 var j = i + 1
                 while j < to && src[j] != UInt8(ascii: ">") { j += 1 }
                 i = j < to ? j + 1 : i + 1
+            case UInt8(ascii: "$") where i + 1 < to && src[i + 1] == UInt8(ascii: "`"):
+                // Qiita's `$`…`$`: the backticks (any run, closed by the same run and a `$`) delimit the math
+                var r = i + 1
+                while r < to && src[r] == UInt8(ascii: "`") { r += 1 }
+                let run = r - (i + 1)
+                var m = r
+                var close = -1
+                while m < to {
+                    guard src[m] == UInt8(ascii: "`") else { m += 1; continue }
+                    var e = m
+                    while e < to && src[e] == UInt8(ascii: "`") { e += 1 }
+                    if e - m == run && e < to && src[e] == UInt8(ascii: "$") { close = m; break }
+                    m = e
+                }
+                // not closed: the backticks are an ordinary code span, seen by the case for them
+                guard close > r else { i += 1; continue }
+                flush(i)
+                appendMathSpan(src[r..<close], marker: mathMarker, into: &out)
+                converted = true
+                i = close + run + 1
+                flushed = i
             case UInt8(ascii: "$") where i + 1 < to && src[i + 1] == UInt8(ascii: "$"):
                 // `$$…$$` on one line: display math, kept verbatim like `$…$`
                 var j = i + 2

@@ -12,7 +12,7 @@ final class TextScanFlagTests: XCTestCase {
             switch b {
             case UInt8(ascii: "*"), UInt8(ascii: "_"): flags |= 4
             case UInt8(ascii: "~"): flags |= 8
-            case UInt8(ascii: "["), UInt8(ascii: ":"), UInt8(ascii: "w"), UInt8(ascii: "W"): flags |= 16
+            case UInt8(ascii: "["), UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "w"), UInt8(ascii: "W"): flags |= 16
             case 0xEE where markers: flags |= 16
             default: break
             }
@@ -21,7 +21,7 @@ final class TextScanFlagTests: XCTestCase {
     }
 
     func testFlagsEqualTheByteByByteScan() {
-        let pieces = ["a", "x", "W", "w", "*", "_", "~", "[", ":", "あ", "漢", "\u{E001}", "\u{E123}", " ", "\n", "。", "Z", "y"]
+        let pieces = ["a", "x", "W", "w", "*", "_", "~", "[", ":", "@", "あ", "漢", "\u{E001}", "\u{E123}", " ", "\n", "。", "Z", "y"]
         var generator = SplitMix64(seed: 0x7E57)
         var checked = 0
         for length in 0...40 {

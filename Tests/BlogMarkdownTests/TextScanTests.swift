@@ -22,8 +22,12 @@ final class TextScanTests: XCTestCase {
         for p in prefixes() {
             let cases: [(String, String)] = [
                 (p + "~~消す~~", "<del>消す</del>"),
-                (p + " https://example.com/x", "<a href=\"https://example.com/x\" rel=\"noopener\">https://example.com/x</a>"),
-                (p + " WWW.example.com", "<a href=\"http://WWW.example.com\" rel=\"noopener\">WWW.example.com</a>"),
+                // (alone in the paragraph, with no prefix, the link is a card's: its start tag is the same)
+                (p + " https://example.com/x", "<a href=\"https://example.com/x\" rel=\"noopener\">"),
+                (p + " WWW.example.com", "<a href=\"http://WWW.example.com\" rel=\"noopener\">"),
+                (p + " @alice さん", "<a href=\"https://qiita.com/alice\" rel=\"noopener\">@alice</a>"),
+                (p + " x@example.com", "<a href=\"mailto:x@example.com\">x@example.com</a>"),
+                (p + " :tada:", "🎉"),
                 (p + "[^1]\n\n[^1]: 注", "<a href=\"#fn-1\" class=\"footnote-ref\">1</a>"),
                 (p + "**（括弧）**と**【見出し】**", "<strong>（括弧）</strong>と<strong>【見出し】</strong>"),
                 (p + "__（括弧）__と~~消す~~", "<del>消す</del>"),
