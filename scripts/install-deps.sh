@@ -6,7 +6,7 @@
 # apt-get is used when a package is missing; sudo only when not root.
 set -euo pipefail
 
-want=(pkg-config libcmark-dev libyaml-dev libmicrohttpd-dev libmimalloc-dev)
+want=(pkg-config libcmark-dev libyaml-dev libmicrohttpd-dev libmimalloc-dev libcurl4-openssl-dev)
 case "${1:-}" in
   test) want+=(chromium chromium-driver default-jre-headless python3-venv) ;;
   bench) want+=(hugo hyperfine time) ;;
