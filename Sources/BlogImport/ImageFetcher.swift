@@ -140,7 +140,7 @@ public struct ImageFetcher: Sendable {
                     summary.downloaded += 1
                 case .failed(let reason):
                     let article = articles[job.article]
-                    diagnostics.append(.warning("article \"\(article.title)\": image \(job.url) not downloaded (\(reason)); the article keeps its URL",
+                    diagnostics.append(.warning("article \"\(article.title)\": image \(job.url) not downloaded: \(reason); the article keeps its URL",
                                                 at: article.source))
                     summary.failed += 1
                 }
