@@ -35,6 +35,12 @@ public struct ImageSummary: Sendable, Equatable, CustomStringConvertible {
     public var present = 0
     public var failed = 0
 
+    public init(downloaded: Int = 0, present: Int = 0, failed: Int = 0) {
+        self.downloaded = downloaded
+        self.present = present
+        self.failed = failed
+    }
+
     public var description: String {
         "images: \(downloaded) downloaded, \(present) already present, \(failed) kept remote"
     }
