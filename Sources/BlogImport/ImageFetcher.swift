@@ -104,6 +104,7 @@ public struct ImageFetcher: Sendable {
     }
 
     public func localize(_ articles: [ImportedArticle], console: Console) -> (articles: [ImportedArticle], staged: StagedImages, summary: ImageSummary, diagnostics: [Diagnostic]) {
+        ImageFetcher.removeStaging(in: options.staticDirectory, ofProcess: nil)
         var articles = articles
         var summary = ImageSummary()
         var jobs: [Job] = []
@@ -134,7 +135,7 @@ public struct ImageFetcher: Sendable {
         var staged = StagedImages()
         var diagnostics: [Diagnostic] = []
         if !jobs.isEmpty {
-            let staging = (options.staticDirectory as NSString).appendingPathComponent(".blog-import-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))")
+            let staging = (options.staticDirectory as NSString).appendingPathComponent("\(ImageFetcher.stagingPrefix)\(getpid())-\(UUID().uuidString.prefix(8))")
             staged.staging = staging
             console.printError("downloading \(jobs.count) image\(jobs.count == 1 ? "" : "s")")
             let outcomes = download(jobs, into: staging)
@@ -156,6 +157,19 @@ public struct ImageFetcher: Sendable {
             articles[index].body = ImageLinks.rewrite(articles[index].body, references: references[index], replacements: replacements[index])
         }
         return (articles, staged, summary, diagnostics)
+    }
+
+    static let stagingPrefix = ".blog-import-"
+
+    /// Removes the staging folders of process `pid` (on an interrupt), or with nil those of
+    /// imports that were killed (their process is gone).
+    public static func removeStaging(in staticDirectory: String, ofProcess pid: Int32?) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: staticDirectory) else { return }
+        for name in names where name.hasPrefix(stagingPrefix) {
+            guard let owner = Int32(name.dropFirst(stagingPrefix.count).prefix { $0 != "-" }) else { continue }
+            let remove = pid.map { $0 == owner } ?? (kill(owner, 0) != 0 && errno == ESRCH)
+            if remove { try? FileManager.default.removeItem(atPath: (staticDirectory as NSString).appendingPathComponent(name)) }
+        }
     }
 
     /// The path (relative to `static/`) of an image already downloaded by an earlier run.

@@ -66,7 +66,7 @@ class State:
         self.lock = threading.Lock()
         self.requests = []   # (path, authorization header or None)
         # fault name -> remaining count (None: always). Names: "429:<page>", "429long:<page>",
-        # "500:<page>", "401:<page>".
+        # "500:<page>", "401:<page>", "slow-image" (cat.png answers after 5 s).
         self.faults = {}
 
     def take_fault(self, name):
@@ -153,6 +153,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_json(200, chunk, headers)
 
     def image(self, name):
+        if name == "cat.png" and self.state.take_fault("slow-image"):
+            time.sleep(5)
         if name == "cat.png":
             return self.send(200, PNG, "image/png")
         if name == "dog.jpg":

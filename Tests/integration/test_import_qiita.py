@@ -4,6 +4,7 @@ import json
 import os
 import pathlib
 import re
+import signal
 import subprocess
 import time
 
@@ -180,6 +181,22 @@ def test_failure_part_way_writes_nothing(site, qiita):
     failed = blog("import", "qiita", "--user", "alice", "--api-base", f"{base}/api/v2", cwd=site)
     assert failed.returncode == 1 and "error: HTTP 500" in failed.stderr
     assert [path for path, _ in state.requests].count("/api/v2/users/alice/items") == 4
+    assert snapshot(site) == before
+
+
+def test_interrupt_while_images_download_writes_nothing(site, qiita):
+    base, state = qiita
+    before = snapshot(site)
+    state.faults = {"slow-image": 1}
+    env = {k: v for k, v in os.environ.items() if k != "QIITA_TOKEN"}
+    process = subprocess.Popen([blog_binary(), "import", "qiita", "--user", "alice", "--api-base", f"{base}/api/v2"],
+                               cwd=site, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 20
+    while not any(p.name.startswith(".blog-import-") for p in (site / "static").iterdir()):
+        assert time.monotonic() < deadline and process.poll() is None, "images never started downloading"
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    assert process.wait(timeout=20) == 130
     assert snapshot(site) == before
 
 

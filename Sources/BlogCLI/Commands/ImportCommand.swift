@@ -113,6 +113,8 @@ enum ImportCommand: BlogCommand {
         }
         let posts = source.appendingPathComponent("content").appendingPathComponent("posts").path
         let base = context.workingDirectory.standardizedFileURL.path + "/"
+        let trap = options.images.map { ImportQiitaOptions.removeStagingOnInterrupt($0.staticDirectory) }
+        defer { trap?.cancel() }
         let outcome = ImportJob.run(importSource, options: options, postsDirectory: posts, console: context.console,
                                     display: { $0.hasPrefix(base) ? String($0.dropFirst(base.count)) : $0 })
         return outcome.succeeded ? ExitCode.success : ExitCode.failure

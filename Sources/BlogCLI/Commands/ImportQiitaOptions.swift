@@ -74,7 +74,15 @@ enum ImportQiitaOptions {
         return token
     }
 
-    static func isLoopback(_ host: String) -> Bool {
+    /// Ctrl-C while images download: their staging folder goes too, so nothing is left half-written.
+    static func removeStagingOnInterrupt(_ staticDirectory: String) -> SignalTrap {
+        SignalTrap([SIGINT, SIGTERM]) { number in
+            ImageFetcher.removeStaging(in: staticDirectory, ofProcess: getpid())
+            _exit(128 + number)
+        }
+    }
+
+        static func isLoopback(_ host: String) -> Bool {
         host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
     }
 
