@@ -1,8 +1,5 @@
 import BlogCore
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// How `--images` brings an article's pictures home.
 public struct ImageImportOptions: Sendable {
@@ -13,12 +10,12 @@ public struct ImageImportOptions: Sendable {
     public var maxBytes: Int
     /// Downloads at once.
     public var concurrency: Int
-    public var timeout: TimeInterval
+    public var timeout: Int
     public var attempts: Int
     public var backoff: TimeInterval
 
     public init(staticDirectory: String, hosts: ImageHosts = ImageHosts(), maxBytes: Int = 20 * 1024 * 1024,
-                concurrency: Int = 4, timeout: TimeInterval = 30, attempts: Int = 3, backoff: TimeInterval = 0.5) {
+                concurrency: Int = 4, timeout: Int = 30, attempts: Int = 3, backoff: TimeInterval = 0.5) {
         self.staticDirectory = staticDirectory
         self.hosts = hosts
         self.maxBytes = maxBytes
@@ -219,20 +216,14 @@ public struct ImageFetcher: Sendable {
 
     func fetch(_ job: Job, session: HTTPSession, staging: String) -> Outcome {
         guard let url = URL(string: job.url) else { return .failed("not a valid URL") }
-        let check: (HTTPURLResponse) -> String? = { response in
-            guard response.statusCode == 200 else { return nil }
-            let type = ImageFetcher.mediaType(response.value(forHTTPHeaderField: "Content-Type"))
-            return type.hasPrefix("image/") ? nil : "not an image (Content-Type: \(type.isEmpty ? "none" : type))"
-        }
-        switch session.getRetrying(URLRequest(url: url), attempts: options.attempts, backoff: options.backoff,
-                                   limit: options.maxBytes, check: check) {
+        switch session.getRetrying(url, attempts: options.attempts, backoff: options.backoff, limit: options.maxBytes, requireImage: true) {
         case .failure(let failure):
             return .failed(failure.description)
         case .success(let response):
             guard response.status == 200 else { return .failed("HTTP \(response.status)") }
             var path = job.path
             if job.needsExtension {
-                path += "." + (ImageFetcher.extensions[ImageFetcher.mediaType(response.header("Content-Type"))] ?? "img")
+                path += "." + (ImageFetcher.extensions[HTTPSession.mediaType(response.header("Content-Type"))] ?? "img")
             }
             let file = (staging as NSString).appendingPathComponent(path)
             do {
@@ -243,11 +234,6 @@ public struct ImageFetcher: Sendable {
             }
             return .downloaded(staged: file, path: path)
         }
-    }
-
-    /// `image/png; charset=…` → `image/png`.
-    static func mediaType(_ header: String?) -> String {
-        (header ?? "").split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
     }
 
     /// The file name an image URL is saved under: the last path segment (an imgix URL wraps the

@@ -1,8 +1,5 @@
 import BlogCore
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// Whose items `blog import qiita` fetches.
 public enum QiitaItemsQuery: Sendable, Equatable {
@@ -25,13 +22,13 @@ public struct QiitaClientOptions: Sendable {
     /// Attempts for a request answered with 5xx or timed out, and the first wait between them.
     public var attempts: Int
     public var backoff: TimeInterval
-    public var timeout: TimeInterval
+    public var timeout: Int
     public var perPage: Int
 
     public static let defaultAPIBase = URL(string: "https://qiita.com/api/v2")!
 
     public init(apiBase: URL = QiitaClientOptions.defaultAPIBase, token: String? = nil, noWait: Bool = false,
-                longWait: TimeInterval = 10, attempts: Int = 3, backoff: TimeInterval = 0.5, timeout: TimeInterval = 30,
+                longWait: TimeInterval = 10, attempts: Int = 3, backoff: TimeInterval = 0.5, timeout: Int = 30,
                 perPage: Int = 100) {
         self.apiBase = apiBase
         self.token = token
@@ -121,13 +118,12 @@ public struct QiitaClient: Sendable {
 
     /// One page: retried on 5xx and timeouts, waited on when rate-limited, stopped on other errors.
     func fetchPage(_ url: URL, query: QiitaItemsQuery, session: HTTPSession, console: Console) throws -> HTTPResponse {
-        var request = URLRequest(url: url)
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        if let token = options.token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        var headers = ["Accept": "application/json"]
+        if let token = options.token { headers["Authorization"] = "Bearer \(token)" }
         let location = SourceLocation(file: url.absoluteString)
         var rateWaits = 0
         while true {
-            let result = session.getRetrying(request, attempts: options.attempts, backoff: options.backoff, limit: 64 * 1024 * 1024,
+            let result = session.getRetrying(url, headers: headers, attempts: options.attempts, backoff: options.backoff, limit: 64 * 1024 * 1024,
                                              onRetry: { reason, delay in
                 console.printError("\(url.absoluteString): \(reason); trying again in \(QiitaClient.seconds(delay))")
             })
