@@ -2,7 +2,8 @@ import BlogCore
 import Foundation
 
 /// The image references of a Markdown body — `![alt](URL "title")` and `<img src="URL">` outside
-/// fenced code — found and rewritten by position, so everything else stays byte for byte.
+/// fenced code, and the links around them (`[![alt](URL)](URL)`, `<a href>`), since Qiita's own
+/// images link to themselves — found and rewritten by position, so everything else stays byte for byte.
 public enum ImageLinks {
     /// One URL in the body: its UTF-8 byte range.
     public struct Reference: Sendable, Equatable {
@@ -13,8 +14,11 @@ public enum ImageLinks {
     // An image's alt text may hold one level of brackets; the target may sit in <…>.
     private static let markdownImage = try! NSRegularExpression(
         pattern: #"!\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*<?([^\s<>()]+)>?(?:\s+(?:"[^"]*"|'[^']*'))?\s*\)"#)
+    // A link, not an image's own brackets; its text may hold an image (one level of brackets).
+    private static let markdownLink = try! NSRegularExpression(
+        pattern: #"(?<!!)\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*<?([^\s<>()]+)>?(?:\s+(?:"[^"]*"|'[^']*'))?\s*\)"#)
     private static let htmlImage = try! NSRegularExpression(
-        pattern: #"<img\b[^>]*?\bsrc\s*=\s*(?:"([^"]+)"|'([^']+)'|([^\s"'>]+))"#, options: [.caseInsensitive])
+        pattern: #"<(?:img|a)\b[^>]*?\b(?:src|href)\s*=\s*(?:"([^"]+)"|'([^']+)'|([^\s"'>]+))"#, options: [.caseInsensitive])
 
     /// Every image URL of `body`, in order.
     public static func references(in body: String) -> [Reference] {
@@ -32,10 +36,10 @@ public enum ImageLinks {
                 }
                 continue
             }
-            if fence != nil || !line.contains("!") && !line.lowercased().contains("<img") { continue }
+            if fence != nil || !line.contains("](") && !line.contains("<") { continue }
             let text = String(line)
             let whole = NSRange(text.startIndex..., in: text)
-            for expression in [markdownImage, htmlImage] {
+            for expression in [markdownImage, markdownLink, htmlImage] {
                 for match in expression.matches(in: text, range: whole) {
                     for group in 1..<match.numberOfRanges {
                         let range = match.range(at: group)

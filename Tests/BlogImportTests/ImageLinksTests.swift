@@ -17,12 +17,13 @@ final class ImageLinksTests: XCTestCase {
         ````swift
         ![code](https://h/h.png)
         ````
-        a link [not an image](https://h/i.png) and `![in a span]` text
-        ![after](https://h/j.png)
+        a link [to a picture](https://h/i.png) and `![in a span]` text, <a href="https://h/k.png">k</a>
+        ![after](https://h/j.png) [text] (https://h/not-a-link.png)
 
         """
         XCTAssertEqual(ImageLinks.references(in: body).map(\.url),
-                       ["https://h/a.png", "https://h/b.png", "https://h/c.png", "https://h/d.png", "https://h/e.png", "https://h/j.png"])
+                       ["https://h/a.png", "https://h/b.png", "https://h/c.png", "https://h/d.png", "https://h/e.png", "https://h/page",
+                        "https://h/i.png", "https://h/k.png", "https://h/j.png"])
     }
 
     func testRewriteReplacesOnlyTheURLsGiven() {

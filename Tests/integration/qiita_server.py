@@ -28,6 +28,7 @@ def items(base):
     bodies = [
         "# Cats\n\n![a cat](" + img + "/cat.png)\n\n"
         "<img src=\"" + img + "/dog.jpg\" width=\"300\">\n\n"
+        "[![linked](" + img + "/cat.png)](" + img + "/cat.png)\n\n"
         "![elsewhere](https://example.com/remote.png)\n\n"
         "```markdown\n![in code](" + img + "/cat.png)\n```\n",
         "Missing picture:\n\n![gone](" + img + "/missing.png)\n",

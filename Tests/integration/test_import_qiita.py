@@ -98,6 +98,7 @@ def test_user_import_end_to_end_then_second_run_writes_nothing(site, qiita):
     images = site / "static" / "images" / "qiita"
     assert f"![a cat](/images/qiita/{item_id(1)}/cat.png)" in one
     assert f'<img src="/images/qiita/{item_id(1)}/dog.jpg" width="300">' in one
+    assert f"[![linked](/images/qiita/{item_id(1)}/cat.png)](/images/qiita/{item_id(1)}/cat.png)" in one
     assert "![elsewhere](https://example.com/remote.png)" in one
     assert f"```markdown\n![in code]({base}/img/cat.png)\n```" in one
     assert (images / item_id(1) / "cat.png").read_bytes() == PNG
