@@ -47,8 +47,6 @@ public struct QiitaClientOptions: Sendable {
 /// so nothing is written.
 public struct QiitaClient: Sendable {
     public var options: QiitaClientOptions
-    /// Waits for the rate limit (seconds); replaceable so tests need not sleep.
-    var sleep: @Sendable (TimeInterval) -> Void = { Thread.sleep(forTimeInterval: $0) }
 
     public init(options: QiitaClientOptions) {
         self.options = options
@@ -190,7 +188,7 @@ public struct QiitaClient: Sendable {
                                           at: location))
         }
         console.printError("rate limit reached: waiting \(QiitaClient.seconds(delay)) for it to reset\(when)")
-        sleep(delay)
+        Thread.sleep(forTimeInterval: delay)
     }
 
     /// The `rel="next"` target of the Link header, resolved against the current page. It must stay

@@ -67,7 +67,7 @@ class State:
         self.lock = threading.Lock()
         self.requests = []   # (path, authorization header or None)
         # fault name -> remaining count (None: always). Names: "429:<page>", "429long:<page>",
-        # "500:<page>", "401:<page>", "slow-image" (cat.png answers after 5 s).
+        # "500:<page>", "401:<page>", "403:<page>", "slow-image" (cat.png answers after 5 s).
         self.faults = {}
 
     def take_fault(self, name):
@@ -137,6 +137,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                                   self.rate_headers(0, time.time() + 3600))
         if self.state.take_fault(f"500:{page}"):
             return self.send(500, b"<html>Internal Server Error</html>", "text/html")
+        if self.state.take_fault(f"403:{page}"):
+            return self.send_json(403, {"message": "Forbidden", "type": "forbidden"}, self.rate_headers())
         if self.state.take_fault(f"401:{page}"):
             return self.send_json(401, {"message": "Unauthorized", "type": "unauthorized"}, self.rate_headers())
         size = 2

@@ -213,11 +213,14 @@ def test_long_rate_limit_wait_stops_with_no_wait(site, qiita):
     assert snapshot(site) == before
 
 
-def test_unknown_user_says_what_to_check(site, qiita):
-    base, _ = qiita
+def test_unknown_user_and_forbidden_say_what_to_check(site, qiita):
+    base, state = qiita
     result = blog("import", "qiita", "--user", "nobody", "--api-base", f"{base}/api/v2", cwd=site)
     assert result.returncode == 1
     assert "HTTP 404 Not Found: no user 'nobody'" in result.stderr and "check the user name" in result.stderr
+    state.faults = {"403:1": None}
+    forbidden = blog("import", "qiita", "--user", "alice", "--api-base", f"{base}/api/v2", cwd=site, token=TOKEN)
+    assert forbidden.returncode == 1 and "HTTP 403 Forbidden" in forbidden.stderr and "check its scope (read_qiita" in forbidden.stderr
     usage = blog("import", "qiita", "--mine", cwd=site)
     assert usage.returncode == 64 and "--mine needs an access token" in usage.stderr
 
@@ -233,3 +236,21 @@ def test_qiita_api_files_bring_images_home_with_images_flag(site, qiita, tmp_pat
     assert "images: 2 downloaded" in result.stdout and "1 overwritten" in result.stdout
     assert f"![a cat](/images/qiita/{item_id(1)}/cat.png)" in post(site, 1)
     assert (site / "static" / "images" / "qiita" / item_id(1) / "dog.jpg").read_bytes() == JPEG
+
+
+def test_qiita_cli_folder_brings_images_home_with_images_flag(site, qiita, tmp_path):
+    base, _ = qiita
+    public = tmp_path / "qiita-cli" / "public"
+    public.mkdir(parents=True)
+    (public / "new-article.md").write_text(
+        "---\ntitle: 画像のある記事\ntags:\n  - Swift\nprivate: false\nupdated_at: '2023-09-20T10:00:00+09:00'\n"
+        "id: null\norganization_url_name: null\nslide: false\nignorePublish: false\n---\n"
+        f"![cat]({base}/img/cat.png)\n")
+    result = blog("import", "qiita-cli", public.parent, "--images", cwd=site)
+    assert result.returncode == 0, result.stderr
+    assert "images: 1 downloaded" in result.stdout
+    written = list((site / "content" / "posts").glob("*.md"))
+    assert len(written) == 1
+    slug = front_matter(written[0].read_text())["slug"].strip('"')
+    assert f"![cat](/images/qiita/{slug}/cat.png)" in written[0].read_text()
+    assert (site / "static" / "images" / "qiita" / slug / "cat.png").read_bytes() == PNG
