@@ -132,7 +132,8 @@ public struct QiitaClient: Sendable {
             case .success(let value):
                 response = value
             }
-            if response.status == 429 || (response.status == 403 && response.header("Rate-Remaining") == "0") {
+            // Qiita answers a used-up rate limit with 403 (type rate_limit_exceeded); others use 429.
+            if response.status == 429 || (response.status == 403 && (response.header("Rate-Remaining") == "0" || errorType(response) == "rate_limit_exceeded")) {
                 rateWaits += 1
                 guard rateWaits <= 3 else {
                     throw Stop(diagnostic: .error("still rate-limited (HTTP \(response.status)) after waiting \(rateWaits - 1) times; try again later", at: location))
@@ -229,6 +230,11 @@ public struct QiitaClient: Sendable {
         guard let node = try? JSONParser.parse([UInt8](response.body)), let message = node.member("message")?.stringValue,
               !message.isEmpty else { return "" }
         return " (the server said: \(redact(String(message.prefix(200)))))"
+    }
+
+    /// Qiita's JSON error `type`, when there is one.
+    func errorType(_ response: HTTPResponse) -> String? {
+        (try? JSONParser.parse([UInt8](response.body)))?.member("type")?.stringValue
     }
 
     func redact(_ text: String) -> String {

@@ -66,7 +66,8 @@ class State:
     def __init__(self):
         self.lock = threading.Lock()
         self.requests = []   # (path, authorization header or None)
-        # fault name -> remaining count (None: always). Names: "429:<page>", "429long:<page>",
+        # fault name -> remaining count (None: always). Names: "429:<page>", "403rate:<page>" (Qiita's
+        # own answer to a used-up limit), "429long:<page>",
         # "500:<page>", "401:<page>", "403:<page>", "slow-image" (cat.png answers after 5 s).
         self.faults = {}
 
@@ -131,6 +132,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def items(self, path, page, all_items):
         if self.state.take_fault(f"429:{page}"):
             return self.send_json(429, {"message": "Rate limit exceeded", "type": "rate_limit_exceeded"},
+                                  self.rate_headers(0, time.time() + 1))
+        if self.state.take_fault(f"403rate:{page}"):
+            return self.send_json(403, {"message": "Rate limit exceeded", "type": "rate_limit_exceeded"},
                                   self.rate_headers(0, time.time() + 1))
         if self.state.take_fault(f"429long:{page}"):
             return self.send_json(429, {"message": "Rate limit exceeded", "type": "rate_limit_exceeded"},

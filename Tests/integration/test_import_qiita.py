@@ -65,22 +65,23 @@ def post(site, n):
 
 def test_user_import_end_to_end_then_second_run_writes_nothing(site, qiita):
     base, state = qiita
-    # One 429 (Rate-Reset a second away) before page 2, one 500 on page 3: both are waited out.
-    state.faults = {"429:2": 1, "500:3": 1}
+    # Rate limits a second from their reset on pages 1 (a 403, as Qiita answers) and 2 (a 429), a 500
+    # on page 3: all are waited out.
+    state.faults = {"403rate:1": 1, "429:2": 1, "500:3": 1}
     started = time.monotonic()
     result = blog("import", "qiita", "--user", "alice", "--api-base", f"{base}/api/v2", "--max-image-size", "1", cwd=site)
     elapsed = time.monotonic() - started
     assert result.returncode == 0, result.stderr
     assert "5 created, 0 unchanged, 0 skipped, 0 failed" in result.stdout
     assert "images: 3 downloaded, 0 already present, 3 kept remote" in result.stdout
-    assert re.search(r"rate limit reached: waiting [12] s", result.stderr), result.stderr
+    assert len(re.findall(r"rate limit reached: waiting [12] s", result.stderr)) == 2, result.stderr
     assert "HTTP 500; trying again in 0.5 s" in result.stderr
     assert "fetched 2 of 5 items" in result.stderr and "fetched 5 of 5 items" in result.stderr
     assert elapsed < 20
 
     # Pages were fetched once each after their fault, in order; no token was sent anywhere.
     api = [path for path, _ in state.requests if path.startswith("/api/")]
-    assert api == ["/api/v2/users/alice/items"] * 5
+    assert api == ["/api/v2/users/alice/items"] * 6
     assert all(auth is None for _, auth in state.requests)
 
     # The same conversion as qiita-api: front matter fields.
