@@ -55,8 +55,10 @@ public struct StagedImages: Sendable {
         var diagnostics: [Diagnostic] = []
         for (staged, final) in files where !FileManager.default.fileExists(atPath: final) {
             do {
-                try FileManager.default.createDirectory(atPath: (final as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-                if rename(staged, final) != 0 { throw ImportWriter.WriteError(description: String(cString: strerror(errno))) }
+                try StagingLock.write {
+                    try FileManager.default.createDirectory(atPath: (final as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                    if rename(staged, final) != 0 { throw ImportWriter.WriteError(description: String(cString: strerror(errno))) }
+                }
             } catch {
                 diagnostics.append(.error("cannot write the image: \(error)", at: SourceLocation(file: final)))
             }
@@ -68,6 +70,33 @@ public struct StagedImages: Sendable {
     /// Removes the staging folder and what is in it.
     public func discard() {
         if let staging { try? FileManager.default.removeItem(atPath: staging) }
+    }
+}
+
+/// Writes into staging (and from it into place) and an interrupt's clean-up exclude each other, so
+/// that a download finishing during the clean-up cannot leave a file behind.
+public enum StagingLock {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var closed = false
+
+    struct Closed: Error, CustomStringConvertible {
+        var description: String { "interrupted" }
+    }
+
+    static func write(_ body: () throws -> Void) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !closed else { throw Closed() }
+        try body()
+    }
+
+    /// Removes this process's staging folders and refuses every later write; for a signal handler
+    /// about to end the process.
+    public static func closeAndRemove(in staticDirectory: String) {
+        lock.lock()
+        closed = true
+        ImageFetcher.removeStaging(in: staticDirectory, ofProcess: getpid())
+        lock.unlock()
     }
 }
 
@@ -227,8 +256,10 @@ public struct ImageFetcher: Sendable {
             }
             let file = (staging as NSString).appendingPathComponent(path)
             do {
-                try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-                try response.body.write(to: URL(fileURLWithPath: file))
+                try StagingLock.write {
+                    try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                    try response.body.write(to: URL(fileURLWithPath: file))
+                }
             } catch {
                 return .failed("cannot save it: \(error.localizedDescription)")
             }

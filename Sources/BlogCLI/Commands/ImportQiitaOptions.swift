@@ -77,7 +77,7 @@ enum ImportQiitaOptions {
     /// Ctrl-C while images download: their staging folder goes too, so nothing is left half-written.
     static func removeStagingOnInterrupt(_ staticDirectory: String) -> SignalTrap {
         SignalTrap([SIGINT, SIGTERM]) { number in
-            ImageFetcher.removeStaging(in: staticDirectory, ofProcess: getpid())
+            StagingLock.closeAndRemove(in: staticDirectory)
             _exit(128 + number)
         }
     }
