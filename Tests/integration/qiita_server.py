@@ -66,9 +66,12 @@ class State:
     def __init__(self):
         self.lock = threading.Lock()
         self.requests = []   # (path, authorization header or None)
+        self.images_in_flight = 0
+        self.most_images_in_flight = 0
         # fault name -> remaining count (None: always). Names: "429:<page>", "403rate:<page>" (Qiita's
         # own answer to a used-up limit), "429long:<page>",
-        # "500:<page>", "401:<page>", "403:<page>", "slow-image" (cat.png answers after 5 s).
+        # "500:<page>", "401:<page>", "403:<page>", "slow-image" (cat.png answers after 5 s),
+        # "slow-images" (every image answers after 0.3 s, so that downloads overlap).
         self.faults = {}
 
     def take_fault(self, name):
@@ -116,7 +119,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
         with self.state.lock:
             self.state.requests.append((parsed.path, self.headers.get("Authorization")))
         if parsed.path.startswith("/img/"):
-            return self.image(parsed.path[len("/img/"):])
+            with self.state.lock:
+                self.state.images_in_flight += 1
+                self.state.most_images_in_flight = max(self.state.most_images_in_flight, self.state.images_in_flight)
+            try:
+                if "slow-images" in self.state.faults:
+                    time.sleep(0.3)
+                return self.image(parsed.path[len("/img/"):])
+            finally:
+                with self.state.lock:
+                    self.state.images_in_flight -= 1
         query = urllib.parse.parse_qs(parsed.query)
         page = int(query.get("page", ["1"])[0])
         if parsed.path == f"/api/v2/users/{USER}/items":

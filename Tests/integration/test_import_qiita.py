@@ -67,7 +67,7 @@ def test_user_import_end_to_end_then_second_run_writes_nothing(site, qiita):
     base, state = qiita
     # Rate limits a second from their reset on pages 1 (a 403, as Qiita answers) and 2 (a 429), a 500
     # on page 3: all are waited out.
-    state.faults = {"403rate:1": 1, "429:2": 1, "500:3": 1}
+    state.faults = {"403rate:1": 1, "429:2": 1, "500:3": 1, "slow-images": None}
     started = time.monotonic()
     result = blog("import", "qiita", "--user", "alice", "--api-base", f"{base}/api/v2", "--max-image-size", "1", cwd=site)
     elapsed = time.monotonic() - started
@@ -109,6 +109,7 @@ def test_user_import_end_to_end_then_second_run_writes_nothing(site, qiita):
     assert (images / item_id(5) / "noext.png").read_bytes() == PNG
     assert sorted(p.name for p in images.rglob("*") if p.is_file()) == ["cat.png", "dog.jpg", "noext.png"]
     assert not [p for p in (site / "static").iterdir() if p.name.startswith(".")], "the staging folder is gone"
+    assert 2 <= state.most_images_in_flight <= 4, "a few downloads at a time"
 
     # Failures keep their URL, with a warning naming the article and the URL.
     for n, name, reason in [(2, "missing.png", "HTTP 404"), (3, "page.png", "not an image (Content-Type: text/html)"),
