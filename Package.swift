@@ -19,6 +19,8 @@ let package = Package(
                        providers: [.apt(["libmicrohttpd-dev"])]),
         // The allocator the blog program links: its malloc replaces glibc's (see HugePages).
         .systemLibrary(name: "CMimalloc", path: "Sources/CMimalloc", providers: [.apt(["libmimalloc-dev"])]),
+        // HTTP GET through libcurl, loaded on first use (its headers come from libcurl4-openssl-dev).
+        .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
 
         // Shared vocabulary: diagnostics, paths, slugs, console.
         .target(name: "BlogCore"),
@@ -33,7 +35,7 @@ let package = Package(
         // Config, front matter, posts and pages, the content loader.
         .target(name: "BlogContent", dependencies: ["BlogCore", "BlogYAML", "BlogMarkdown"]),
         // Qiita importers and authoring helpers.
-        .target(name: "BlogImport", dependencies: ["BlogCore", "BlogContent"]),
+        .target(name: "BlogImport", dependencies: ["BlogCore", "BlogContent", "CCurl"]),
         // The default theme, embedded into the binary at build time from themes/default.
         .executableTarget(name: "embed-theme", path: "Sources/embed-theme"),
         .plugin(name: "EmbedTheme", capability: .buildTool(), dependencies: ["embed-theme"]),

@@ -7,7 +7,8 @@
 # apt-get is used when a package is missing; sudo only when not root.
 set -euo pipefail
 
-want=(pkg-config libcmark-dev libyaml-dev libmicrohttpd-dev libmimalloc-dev)
+# libcurl4-openssl-dev: the headers of libcurl, which blog loads only when it fetches (blog import qiita).
+want=(pkg-config libcmark-dev libyaml-dev libmicrohttpd-dev libmimalloc-dev libcurl4-openssl-dev)
 case "${1:-}" in
   test) want+=(chromium chromium-driver default-jre-headless python3-venv fonts-ipafont-gothic) ;;
   bench) want+=(hugo hyperfine time) ;;

@@ -22,6 +22,8 @@ public struct SiteConfig: Sendable {
     public var mentionsBaseURL: String? = "https://qiita.com/"
     /// Known tag names used by `blog import text` to infer tags from titles.
     public var importKnownTags: [String] = []
+    /// Extra hosts (`host`, `host:port` or `host/path-prefix`) whose images `blog import --images` downloads.
+    public var importImageHosts: [String] = []
     /// Minimum number of headings for a post to show a table of contents.
     public var tocMinHeadings = 3
     /// Number of entries in the main feed.
@@ -192,19 +194,20 @@ public struct SiteConfig: Sendable {
                 }
             case "import":
                 guard let inner = value.mapping else {
-                    errors.append(.error("'import' must be a mapping (known_tags)", at: location(value)))
+                    errors.append(.error("'import' must be a mapping (known_tags, image_hosts)", at: location(value)))
                     continue
                 }
                 for item in inner {
                     let name = item.key.scalar ?? ""
-                    if name == "known_tags" {
+                    if name == "known_tags" || name == "image_hosts" {
                         if let list = item.value.sequence, list.allSatisfy({ $0.scalar != nil }) {
-                            config.importKnownTags = list.compactMap(\.scalar)
+                            let values = list.compactMap(\.scalar)
+                            if name == "known_tags" { config.importKnownTags = values } else { config.importImageHosts = values }
                         } else {
-                            errors.append(.error("'import.known_tags' must be a list of tag names", at: location(item.value)))
+                            errors.append(.error("'import.\(name)' must be a list of \(name == "known_tags" ? "tag names" : "host names")", at: location(item.value)))
                         }
                     } else {
-                        console?.report(.warning("unknown key 'import.\(name)' (known: known_tags)", at: location(item.key)))
+                        console?.report(.warning("unknown key 'import.\(name)' (known: known_tags, image_hosts)", at: location(item.key)))
                     }
                 }
             default:

@@ -6,6 +6,8 @@ public enum ImportSource: Sendable {
     case qiitaAPI(files: [String])
     case qiitaCLI(directory: String)
     case text(files: [String])
+    /// Articles already read, e.g. fetched from Qiita's API by `QiitaClient`.
+    case fetched(ImportResult)
 }
 
 /// Options shared by the importers (the CLI fills them from flags and blog.yml).
@@ -21,6 +23,8 @@ public struct ImportOptions: Sendable {
     public var verbatim = false
     /// Text dumps: import both copies of a near-duplicate article.
     public var keepDuplicates = false
+    /// Download the articles' images and point the Markdown at them (`--images`); nil: leave them.
+    public var images: ImageImportOptions?
 
     public init(force: Bool = false, tagInference: TagInference = TagInference(), fallbackDate: ImportDate? = nil,
                 fallbackTitle: String? = nil, timeZone: TimeZone = TimeZone(identifier: "Asia/Tokyo")!) {
@@ -56,6 +60,8 @@ public enum ImportJob {
             return TextDumpImporter(tagInference: options.tagInference, fallbackDate: options.fallbackDate,
                                     fallbackTitle: options.fallbackTitle, verbatim: options.verbatim,
                                     keepDuplicates: options.keepDuplicates).importFiles(files)
+        case .fetched(let result):
+            return result
         }
     }
 
@@ -64,12 +70,21 @@ public enum ImportJob {
     @discardableResult
     public static func run(_ source: ImportSource, options: ImportOptions, postsDirectory: String, console: Console,
                            display: (String) -> String = { $0 }) -> ImportOutcome {
-        let result = read(source, options: options).deduplicated()
+        var result = read(source, options: options).deduplicated()
         for diagnostic in result.diagnostics { console.report(diagnostic) }
         if result.hasErrors {
             let count = result.errors.count
             console.printError("error: \(count) error\(count == 1 ? "" : "s") in the input; nothing was written")
             return ImportOutcome(summary: ImportSummary(), diagnostics: result.diagnostics, succeeded: false)
+        }
+        var imageSummary: ImageSummary?
+        if let images = options.images {
+            let fetched = ImageFetcher(options: images).localize(result.articles, console: console)
+            let commitErrors = fetched.staged.commit()
+            for diagnostic in fetched.diagnostics + commitErrors { console.report(diagnostic) }
+            result.articles = fetched.articles
+            result.diagnostics += fetched.diagnostics + commitErrors
+            imageSummary = fetched.summary
         }
         let writer = ImportWriter(postsDirectory: postsDirectory, force: options.force)
         let planned = writer.plan(result.articles)
@@ -78,6 +93,7 @@ public enum ImportJob {
         for diagnostic in writeDiagnostics { console.report(diagnostic) }
         for path in summary.created { console.print("created \(display(path))") }
         for path in summary.overwritten { console.print("overwritten \(display(path))") }
+        if let imageSummary { console.print(imageSummary.description) }
         console.print(summary.description)
         return ImportOutcome(summary: summary, diagnostics: result.diagnostics + writeDiagnostics, succeeded: summary.failed.isEmpty)
     }

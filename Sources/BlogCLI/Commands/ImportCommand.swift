@@ -5,9 +5,14 @@ import Foundation
 
 enum ImportCommand: BlogCommand {
     static let name = "import"
-    static let abstract = "Import Qiita articles (API JSON, a qiita-cli folder or text dumps) into content/posts/."
+    static let abstract = "Import Qiita articles (from Qiita's API, API JSON, a qiita-cli folder or text dumps) into content/posts/."
     static let discussion = """
     FORMATS:
+      qiita --user NAME       Fetches NAME's public articles from Qiita's API v2, page by page.
+      qiita --mine            Fetches your articles, private ones included (as drafts), with an
+                              access token (read_qiita scope) from QIITA_TOKEN or --token-file.
+                              Rate limits are waited out (--no-wait: stop instead); errors are
+                              retried, then stop the import before anything is written.
       qiita-api FILE...       Qiita API v2 items saved as JSON (an array of items per file).
       qiita-cli DIR           A qiita-cli folder: its public/*.md (public/.remote/ is skipped).
                               qiita-cli keeps no creation date: updated_at is used, or the
@@ -26,10 +31,14 @@ enum ImportCommand: BlogCommand {
     named content/posts/<yyyy-mm-dd>-<slug>.md (slug: the Qiita id, else from the title; colliding
     slugs get -2, -3...). Existing files with the same content are reported unchanged; different
     ones are left alone unless --force. The same article twice (same date and title) is imported once.
+
+    IMAGES (on for qiita, --images for the others): images on Qiita's image hosts (and the hosts
+    in blog.yml import.image_hosts) are downloaded once into static/images/qiita/<id>/ and the
+    Markdown points at them; an image that cannot be fetched keeps its URL, with a warning.
     """
     static let arguments = [
-        ArgumentSpec("format", "qiita-api, qiita-cli or text"),
-        ArgumentSpec("input", "JSON files, a qiita-cli folder, or text files", variadic: true),
+        ArgumentSpec("format", "qiita, qiita-api, qiita-cli or text"),
+        ArgumentSpec("input", "JSON files, a qiita-cli folder, or text files (none for qiita)", optional: true, variadic: true),
     ]
     static let options: [OptionSpec] = [
         .value("source", "DIR", short: "s", "The site folder (default: the current folder)."),
@@ -39,15 +48,22 @@ enum ImportCommand: BlogCommand {
         .value("title", "TITLE", "text: title of a file without header lines (with --date)."),
         .flag("verbatim", "text: keep every line of the dump as a line; restore no code, headings or inline code."),
         .flag("keep-duplicates", "text: import both copies of an article found twice with a few lines changed."),
-    ]
+    ] + ImportQiitaOptions.options
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> Int32 {
         guard let format = arguments.positionals.first else {
-            throw UsageError("missing format: qiita-api, qiita-cli or text", command: name)
+            throw UsageError("missing format: qiita, qiita-api, qiita-cli or text", command: name)
         }
         let inputs = Array(arguments.positionals.dropFirst())
-        guard !inputs.isEmpty else {
-            throw UsageError("missing input for '\(format)'", command: name)
+        if format == "qiita" {
+            guard inputs.isEmpty else { throw UsageError("'import qiita' takes no input files (it fetches from the API)", command: name) }
+        } else {
+            guard !inputs.isEmpty else {
+                throw UsageError("missing input for '\(format)'", command: name)
+            }
+            for option in ImportQiitaOptions.qiitaOnly where arguments.value(option) != nil || arguments.flag(option) {
+                throw UsageError("--\(option) only applies to 'import qiita'", command: name)
+            }
         }
         let source = context.resolve(arguments.value("source") ?? ".")
         try BuildCommand.checkSiteFolder(source)
@@ -55,8 +71,14 @@ enum ImportCommand: BlogCommand {
         var options = ImportOptions(force: arguments.flag("force"), timeZone: config.timezone)
         let paths = inputs.map { context.resolve($0).path }
 
-        let importSource: ImportSource
+        options.images = try ImportQiitaOptions.images(arguments, format: format, config: config, site: source, command: name)
+
+        var importSource: ImportSource
+        var fetch: (QiitaClientOptions, QiitaItemsQuery)?
         switch format {
+        case "qiita":
+            fetch = try ImportQiitaOptions.client(arguments, context: context, command: name)
+            importSource = .fetched(ImportResult())
         case "qiita-api":
             importSource = .qiitaAPI(files: paths)
         case "qiita-cli":
@@ -88,7 +110,7 @@ enum ImportCommand: BlogCommand {
                 throw UsageError("--date and --title go together", command: name)
             }
         default:
-            throw UsageError("unknown format '\(format)': use qiita-api, qiita-cli or text", command: name)
+            throw UsageError("unknown format '\(format)': use qiita, qiita-api, qiita-cli or text", command: name)
         }
         if format != "text" {
             for option in ["known-tags", "date", "title"] where arguments.value(option) != nil {
@@ -98,8 +120,13 @@ enum ImportCommand: BlogCommand {
                 throw UsageError("--\(option) only applies to 'import text'", command: name)
             }
         }
+        if let (clientOptions, query) = fetch {
+            importSource = .fetched(QiitaClient(options: clientOptions).fetch(query, console: context.console))
+        }
         let posts = source.appendingPathComponent("content").appendingPathComponent("posts").path
         let base = context.workingDirectory.standardizedFileURL.path + "/"
+        let trap = options.images.map { ImportQiitaOptions.removeStagingOnInterrupt($0.staticDirectory) }
+        defer { trap?.cancel() }
         let outcome = ImportJob.run(importSource, options: options, postsDirectory: posts, console: context.console,
                                     display: { $0.hasPrefix(base) ? String($0.dropFirst(base.count)) : $0 })
         return outcome.succeeded ? ExitCode.success : ExitCode.failure
