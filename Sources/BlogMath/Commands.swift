@@ -27,6 +27,7 @@ extension Parser {
                                               "equiv": "≢", "le": "≰", "leq": "≰", "ge": "≱", "geq": "≱", "<": "≮", ">": "≯",
                                               "sim": "≁", "approx": "≉", "cong": "≇", "ni": "∌", "mid": "∤", "parallel": "∦",
                                               "exists": "∄", "simeq": "≄", "prec": "⊀", "succ": "⊁", "vdash": "⊬", "models": "⊭"]
+    static let colonRelations: [String: String] = ["coloneqq": "≔", "eqqcolon": "≕", "Coloneqq": "⩴", "coloneq": "≔", "minuscolon": "∹"]
     static let bigSizes: [String: String] = ["big": "1.2em", "Big": "1.8em", "bigg": "2.4em", "Bigg": "3em"]
     /// Commands that reach outside the formula (links, classes, images): never converted.
     static let refused: Set<String> = ["href", "url", "htmlClass", "htmlId", "htmlStyle", "htmlData", "includegraphics", "html", "input", "include"]
@@ -55,6 +56,7 @@ extension Parser {
 
     func command(_ name: String) throws -> [MNode] {
         if let symbol = symbolTable[name] { return [symbolNode(symbol)] }
+        if let relation = Parser.colonRelations[name] { return [MNode(token: "mo", relation)] }
         if let kind = Parser.escapes[name] {
             return [symbolNode(Symbol(kind, name == "|" ? "∥" : name))]
         }
@@ -211,9 +213,10 @@ extension Parser {
 
     private func fraction(_ name: String) throws -> MNode {
         let wanted: Style? = name.hasPrefix("d") || name == "cfrac" ? .display : name.hasPrefix("t") ? .text : nil
-        let inner = (wanted ?? style).fraction
-        let num = try groupArgument(style: inner)
-        let den = try groupArgument(style: inner)
+        // the parts keep the fraction's style for where limits go, as KaTeX does: a browser
+        // moves limits to the side in a smaller style by itself (`movablelimits`)
+        let num = try groupArgument(style: wanted)
+        let den = try groupArgument(style: wanted)
         let binomial = name.hasSuffix("binom")
         var node = MNode("mfrac", binomial ? [("linethickness", "0px")] : [], children: [num, den])
         if let wanted, wanted != style, name != "cfrac" {
@@ -229,10 +232,10 @@ extension Parser {
         for t in try rawArgument() {
             switch t {
             case .char(let c): s.unicodeScalars.append(c)
-            case .space: s += " "
+            case .space: s += "\u{A0}"
             case .open, .close: break
             case .command(let c) where ["{", "}", "$", "%", "&", "_", "#"].contains(c): s += c
-            case .command(" "), .command("space"): s += " "
+            case .command(" "), .command("space"): s += "\u{A0}"
             case .command(let c) where Parser.spaces[c] != nil: s += Parser.spaces[c]!
             case .command("textbackslash"): s += "\\"
             case .command(let c): throw MathError.unsupported(c)

@@ -9,7 +9,10 @@ final class KaTeXComparisonTests: XCTestCase {
 
     /// Formulas whose rendering differs from KaTeX's on purpose, with the reason; the test fails
     /// when one of these starts to agree (remove it) or another one stops agreeing.
-    static let knownDifferences: [String: String] = [:]
+    static let knownDifferences: [String: String] = [
+        #"\mathop{\sum}_{i}"#: "TeX puts a \\mathop's limits below it in display style (munder); KaTeX's MathML writes them as scripts (msub)",
+        #"a \coloneqq b"#: "blog writes ≔ as an operator (mo); KaTeX writes an identifier (mi) inside an mo",
+    ]
 
     static func corpus() throws -> [(tex: String, katex: String)] {
         let tex = try String(contentsOf: fixtures.appendingPathComponent("corpus.tex"), encoding: .utf8)

@@ -142,6 +142,10 @@ enum MathMLNormalizer {
             if node.name == "mrow" { return out.children }
             return [out]
         }
+        if node.name == "mtable" || node.name == "mtr" {
+            out.children = node.children.flatMap(normalize)
+            return [out]
+        }
         out.children = node.children.map { argument(normalize($0)) }
         return [out]
     }
