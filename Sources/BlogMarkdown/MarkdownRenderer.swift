@@ -14,12 +14,16 @@ public struct MarkdownOptions: Sendable, Hashable {
     public var qiitaExtensions: Bool
     /// Server-side syntax highlighting of fenced code.
     public var highlightCode: Bool
+    /// Math as MathML (converted at build time) or kept as TeX.
+    public var math: MathOutput
 
-    public init(hardBreaks: Bool = true, unsafeHTML: Bool = false, qiitaExtensions: Bool = true, highlightCode: Bool = true) {
+    public init(hardBreaks: Bool = true, unsafeHTML: Bool = false, qiitaExtensions: Bool = true, highlightCode: Bool = true,
+                math: MathOutput = .mathml) {
         self.hardBreaks = hardBreaks
         self.unsafeHTML = unsafeHTML
         self.qiitaExtensions = qiitaExtensions
         self.highlightCode = highlightCode
+        self.math = math
     }
 }
 
@@ -59,13 +63,17 @@ public struct RenderedMarkdown: Sendable {
     public var codeText: String
     /// Links and images with their source lines.
     public var links: [MarkdownLink]
+    /// Formulas kept as TeX because they did not convert, one per problem (the first line it is on).
+    public var mathProblems: [MathProblem]
 
-    public init(html: String, headings: [Heading] = [], plainText: String = "", codeText: String = "", links: [MarkdownLink] = []) {
+    public init(html: String, headings: [Heading] = [], plainText: String = "", codeText: String = "", links: [MarkdownLink] = [],
+                mathProblems: [MathProblem] = []) {
         self.html = html
         self.headings = headings
         self.plainText = plainText
         self.codeText = codeText
         self.links = links
+        self.mathProblems = mathProblems
     }
 }
 
@@ -143,7 +151,8 @@ public struct MarkdownRenderer: Sendable {
                                 headings: transformer.headings,
                                 plainText: makeString(plain, trusted: true),
                                 codeText: makeString(transformer.codeText.bytes, trusted: true),
-                                links: transformer.links)
+                                links: transformer.links,
+                                mathProblems: transformer.mathProblems)
     }
 
     /// Plain libcmark (`cmark_markdown_to_html`, CommonMark only) for benchmarks and comparisons:

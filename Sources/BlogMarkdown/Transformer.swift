@@ -22,6 +22,8 @@ final class Transformer {
     /// Filled by `renderHTML`; the caller deallocates it.
     var plainText = ByteBuffer(capacity: 0)
     var links: [MarkdownLink] = []
+    /// Formulas that stayed TeX, each problem once.
+    var mathProblems: [MathProblem] = []
     // Lines of nodes that cmark did not place in this document (table cells, split text) and the
     // table-cell flag live in each node's cmark user data (no hashing of node pointers):
     // bit 0 = has a line override (line in bits 8...), other bits = the flags below.
@@ -1023,6 +1025,16 @@ final class Transformer {
         return false
     }
 
+    /// A formula's HTML (see MathHTML), noting a formula that stays TeX once per problem.
+    private func mathHTML<C: Collection>(_ tex: C, display: Bool, block: Bool, at node: Node) -> [UInt8] where C.Element == UInt8 {
+        var problem: String?
+        let html = MathHTML.html(tex: tex, display: display, block: block, output: options.math, problem: &problem)
+        if let problem, !mathProblems.contains(where: { $0.message == problem }) {
+            mathProblems.append(MathProblem(line: Int(originalLine(line(of: node))), message: problem))
+        }
+        return html
+    }
+
     private func processInlines(_ container: Node) {
         let linksAllowed = !insideLink(container)
         var hasDelimiters = false
@@ -1034,17 +1046,13 @@ final class Transformer {
             if t == CMARK_NODE_CODE && markers {
                 let lit = literalBytes(ofLiteralNode: c, direct: direct)
                 if lit.count >= 6 && lit.starts(with: mathMarker) && lit[(lit.count - 3)...].elementsEqual(mathMarker) {
-                    var html = Array("<span class=\"math inline\">".utf8)
-                    appendEscaped(&html, lit[3..<(lit.count - 3)])
-                    html.append(contentsOf: Array("</span>".utf8))
+                    let html = mathHTML(lit[3..<(lit.count - 3)], display: false, block: false, at: container)
                     let math = makeCustom(block: false, enter: html, exit: [])
                     replace(c, with: math)
                 } else if lit.count >= 6 && lit.starts(with: displayMathMarker) && lit[(lit.count - 3)...].elementsEqual(displayMathMarker) {
                     // `$$…$$`: a display block when it is the whole paragraph, else a display span in the text
                     let alone = next == nil && cmark_node_previous(c) == nil && kind(container) == CMARK_NODE_PARAGRAPH
-                    var html = Array((alone ? "<div class=\"math display\">" : "<span class=\"math display\">").utf8)
-                    appendEscaped(&html, lit[3..<(lit.count - 3)])
-                    html.append(contentsOf: Array((alone ? "</div>" : "</span>").utf8))
+                    let html = mathHTML(lit[3..<(lit.count - 3)], display: true, block: alone, at: container)
                     if alone {
                         // the paragraph stays (a footnote may hold it) but is written without <p>
                         setFlag(container, Transformer.unwrappedParagraphFlag)
@@ -1661,7 +1669,12 @@ final class Transformer {
                     // Valid UTF-8 by construction: the code and info are cmark strings of a valid
                     // document (or the pre-pass's restored original bytes), the markup is ASCII.
                     let entry = codeBlocks[data >> 8]
-                    if let restored = entry.restored {
+                    if case .math = entry.plan.plan.kind {
+                        var body = entry.restored.map { $0[...] } ?? Array(literalBytes(node))[...]
+                        if body.last == 0x0A { body = body.dropLast() }
+                        mathHTML(body, display: true, block: true, at: node).withUnsafeBufferPointer { out.append($0) }
+                        out.append(0x0A)
+                    } else if let restored = entry.restored {
                         restored.withUnsafeBufferPointer { CodeBlockRenderer.write(entry.plan.plan, code: $0, highlight: options.highlightCode, into: &out) }
                     } else {
                         CodeBlockRenderer.write(entry.plan.plan, code: literalBytes(node), highlight: options.highlightCode, into: &out)
