@@ -34,6 +34,12 @@ final class MNode {
 
     /// Serialises the element; text and attribute values are escaped, so no markup can come from TeX.
     func write(into out: inout String) {
+        if tag == "mi" || tag == "mn", let text, let variant = attribute("mathvariant"), variant != "normal",
+           let styled = MathAlphabets.map(text, variant: variant) {
+            // MathML Core ignores other mathvariants: the letters themselves carry the style
+            self.text = styled
+            attrs.removeAll { $0.0 == "mathvariant" }
+        }
         out += "<"
         out += tag
         for (name, value) in attrs {

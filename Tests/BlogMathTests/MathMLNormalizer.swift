@@ -1,3 +1,5 @@
+import Foundation
+
 /// Reads MathML (blog's or KaTeX's) and writes it in a canonical form, so two renderings that
 /// differ only in ways a browser does not show compare equal. The rules, in order:
 /// 1. Entities are decoded (`&#x27;` and `'` are one character); attributes are sorted by name.
@@ -12,7 +14,10 @@
 ///    (`math`, `mrow`, `msqrt`, `mstyle`, `mtd`, `mpadded`, `mphantom`, `menclose`) is spliced in,
 ///    and an argument of a fixed-arity element (`mfrac`, `msub`, ...) that is an `mrow` of one
 ///    child is that child.
-/// 6. The `<annotation>` is compared as text, so the TeX must be kept exactly.
+/// 6. A styled letter (`<mi mathvariant="double-struck">R</mi>`) is written as the styled
+///    character (`<mi>ℝ</mi>`), which is what `mathvariant` means and what MathML Core draws;
+///    the table comes from the Unicode character names, not from blog's code.
+/// 7. The `<annotation>` is compared as text, so the TeX must be kept exactly.
 final class XNode {
     var name: String
     var attrs: [(String, String)]
@@ -131,7 +136,13 @@ enum MathMLNormalizer {
         if tokens.contains(node.name), node.children.contains(where: { !$0.isText }) {
             return node.children.flatMap(normalize)
         }
-        let out = XNode(node.name, node.attrs.filter { !droppedAttributes.contains($0.0) }.sorted { $0.0 < $1.0 })
+        var attrs = node.attrs
+        if node.name == "mi" || node.name == "mn", let i = attrs.firstIndex(where: { $0.0 == "mathvariant" }),
+           let text = node.children.first?.text, node.children.count == 1, let styled = styledText(text, attrs[i].1) {
+            node.children[0].text = styled
+            attrs.remove(at: i)
+        }
+        let out = XNode(node.name, attrs.filter { !droppedAttributes.contains($0.0) }.sorted { $0.0 < $1.0 })
         if node.name == "semantics" {
             let presentation = node.children.filter { $0.name != "annotation" }.flatMap(normalize)
             out.children = [argument(presentation)] + node.children.filter { $0.name == "annotation" }
@@ -148,6 +159,41 @@ enum MathMLNormalizer {
         }
         out.children = node.children.map { argument(normalize($0)) }
         return [out]
+    }
+
+    /// Styled letters by style and plain character, read from the names of Unicode's mathematical
+    /// alphanumerics ("MATHEMATICAL DOUBLE-STRUCK CAPITAL R") and of the older letterlike symbols
+    /// ("DOUBLE-STRUCK CAPITAL R").
+    static let styled: [String: [String: Character]] = {
+        var plain: [String: Character] = [:]
+        for v in UInt32(0x30)...0x7A { if let u = Unicode.Scalar(v), let n = u.properties.name { plain[n] = Character(u) } }
+        for v in UInt32(0x391)...0x3C9 { if let u = Unicode.Scalar(v), let n = u.properties.name { plain[n.replacingOccurrences(of: "GREEK ", with: "").replacingOccurrences(of: "LETTER ", with: "")] = Character(u) } }
+        let styles = ["BOLD ITALIC": "bold-italic", "BOLD SCRIPT": "bold-script", "BOLD": "bold", "ITALIC": "italic", "SCRIPT": "script",
+                      "FRAKTUR": "fraktur", "BLACK-LETTER": "fraktur", "DOUBLE-STRUCK": "double-struck", "SANS-SERIF": "sans-serif",
+                      "MONOSPACE": "monospace"]
+        var table: [String: [String: Character]] = [:]
+        for v in Array(UInt32(0x1D400)...0x1D7FF) + Array(UInt32(0x2100)...0x214F) {
+            guard let u = Unicode.Scalar(v), var name = u.properties.name else { continue }
+            if name.hasPrefix("MATHEMATICAL ") { name.removeFirst("MATHEMATICAL ".count) }
+            if name == "PLANCK CONSTANT" { table["italic", default: [:]]["h"] = Character(u); continue }
+            guard let style = styles.keys.sorted(by: { $0.count > $1.count }).first(where: { name.hasPrefix($0 + " ") }) else { continue }
+            var rest = String(name.dropFirst(style.count + 1))
+            if rest.hasPrefix("SMALL ") && rest.count == "SMALL A".count { rest = "LATIN SMALL LETTER " + rest.dropFirst(6) }
+            else if rest.hasPrefix("CAPITAL ") && rest.count == "CAPITAL A".count { rest = "LATIN CAPITAL LETTER " + rest.dropFirst(8) }
+            guard let c = plain[rest] else { continue }
+            table[styles[style]!, default: [:]][String(c)] = Character(u)
+        }
+        return table
+    }()
+
+    static func styledText(_ text: String, _ variant: String) -> String? {
+        guard let letters = styled[variant] else { return nil }
+        var out = ""
+        for c in text {
+            guard let s = letters[String(c)] else { return nil }
+            out.append(s)
+        }
+        return out
     }
 
     private static func argument(_ nodes: [XNode]) -> XNode {
