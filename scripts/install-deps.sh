@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Installs what blog needs on Debian 12, only what is missing.
 #   scripts/install-deps.sh          build dependencies (C libraries, pkg-config)
-#   scripts/install-deps.sh test     also the test tools (Chromium, its driver, Java, Python packages)
+#   scripts/install-deps.sh test     also the test tools (Chromium, its driver, Java, Python packages,
+#                                    KaTeX for scripts/katex-golden.js)
 #   scripts/install-deps.sh bench    also the benchmark peers (hugo, valgrind, hyperfine)
 # apt-get is used when a package is missing; sudo only when not root.
 set -euo pipefail
 
 want=(pkg-config libcmark-dev libyaml-dev libmicrohttpd-dev libmimalloc-dev)
 case "${1:-}" in
-  test) want+=(chromium chromium-driver default-jre-headless python3-venv) ;;
+  test) want+=(chromium chromium-driver default-jre-headless python3-venv katex) ;;
   bench) want+=(hugo hyperfine time) ;;
 esac
 
