@@ -88,4 +88,33 @@ final class MathRendererTests: XCTestCase {
         let html = try XCTUnwrap(MathRenderer.render(tex: #"E = mc^2 \tag{3}"#, display: true).mathML)
         XCTAssertTrue(html.contains("<mtd><mtext>(3)</mtext></mtd>"), html)
     }
+
+    /// Random TeX from pieces the parser treats specially: every input ends as MathML or a
+    /// problem, never a trap; what converts is well formed.
+    func testRandomInputNeverTraps() {
+        let pieces = ["{", "}", "^", "_", "&", "\\\\", "x", "2", "'", " ", "\\frac", "\\sqrt", "[", "]", "\\left(", "\\right)",
+                      "\\middle|", "\\begin{pmatrix}", "\\end{pmatrix}", "\\begin{array}{c|l}", "\\end{array}", "\\hline",
+                      "\\text{あ}", "\\over", "\\color{red}", "\\def\\a#1{#1#1}", "\\a", "\\newcommand{\\b}[1]{\\b{#1}}",
+                      "\\b", "\\sum", "\\limits", "\\mathbb", "\\not", "\\substack", "\\tag", "\\displaystyle",
+                      "\\overbrace", "\\xrightarrow", "\\operatorname", "#", "%", "\\", "\\big", "."]
+        var state: UInt64 = 0x9E3779B97F4A7C15
+        func next(_ n: Int) -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int((state >> 33) % UInt64(n))
+        }
+        var converted = 0
+        for _ in 0..<2_000 {
+            var tex = ""
+            for _ in 0..<(1 + next(24)) { tex += pieces[next(pieces.count)] }
+            let r = MathRenderer.render(tex: tex, display: next(2) == 0)
+            XCTAssertTrue((r.mathML == nil) != (r.problem == nil), tex)
+            if let html = r.mathML {
+                converted += 1
+                XCTAssertTrue(html.hasSuffix("</annotation></semantics></math>"), tex)
+                XCTAssertEqual(html.components(separatedBy: "<m").count - html.components(separatedBy: "/>").count + 1,
+                               html.components(separatedBy: "</m").count, "unbalanced elements for \(tex)")
+            }
+        }
+        XCTAssertGreaterThan(converted, 100)
+    }
 }
