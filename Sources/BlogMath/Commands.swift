@@ -27,6 +27,7 @@ extension Parser {
                                               "equiv": "≢", "le": "≰", "leq": "≰", "ge": "≱", "geq": "≱", "<": "≮", ">": "≯",
                                               "sim": "≁", "approx": "≉", "cong": "≇", "ni": "∌", "mid": "∤", "parallel": "∦",
                                               "exists": "∄", "simeq": "≄", "prec": "⊀", "succ": "⊁", "vdash": "⊬", "models": "⊭"]
+    static let textEscapes: Set<String> = ["{", "}", "$", "%", "&", "_", "#"]
     static let colonRelations: [String: String] = ["coloneqq": "≔", "eqqcolon": "≕", "Coloneqq": "⩴", "coloneq": "≔", "minuscolon": "∹"]
     static let bigSizes: [String: String] = ["big": "1.2em", "Big": "1.8em", "bigg": "2.4em", "Bigg": "3em"]
     /// Commands that reach outside the formula (links, classes, images): never converted.
@@ -234,7 +235,7 @@ extension Parser {
             case .char(let c): s.unicodeScalars.append(c)
             case .space: s += "\u{A0}"
             case .open, .close: break
-            case .command(let c) where ["{", "}", "$", "%", "&", "_", "#"].contains(c): s += c
+            case .command(let c) where Parser.textEscapes.contains(c): s += c
             case .command(" "), .command("space"): s += "\u{A0}"
             case .command(let c) where Parser.spaces[c] != nil: s += Parser.spaces[c]!
             case .command("textbackslash"): s += "\\"

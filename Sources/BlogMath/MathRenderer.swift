@@ -22,14 +22,16 @@ public enum MathRenderer {
         do {
             var body = try parser.parseFormula()
             if let tag = parser.tag { body = tagged(body, tag) }
-            var out = "<math xmlns=\"http://www.w3.org/1998/Math/MathML\" display=\""
-            out += display ? "block" : "inline"
-            out += "\"><semantics>"
+            var out: [UInt8] = []
+            out.reserveCapacity(tex.utf8.count * 12 + 160)
+            out += "<math xmlns=\"http://www.w3.org/1998/Math/MathML\" display=\"".utf8
+            out += (display ? "block" : "inline").utf8
+            out += "\"><semantics>".utf8
             body.write(into: &out)
-            out += "<annotation encoding=\"application/x-tex\">"
+            out += "<annotation encoding=\"application/x-tex\">".utf8
             escape(tex, into: &out)
-            out += "</annotation></semantics></math>"
-            return MathConversion(mathML: out, problem: nil)
+            out += "</annotation></semantics></math>".utf8
+            return MathConversion(mathML: String(decoding: out, as: UTF8.self), problem: nil)
         } catch let error as MathError {
             return MathConversion(mathML: nil, problem: error.message)
         } catch {

@@ -32,48 +32,48 @@ final class MNode {
 
     func attribute(_ name: String) -> String? { attrs.first { $0.0 == name }?.1 }
 
-    /// Serialises the element; text and attribute values are escaped, so no markup can come from TeX.
-    func write(into out: inout String) {
+    /// Serialises the element as UTF-8; text and attribute values are escaped, so no markup can come from TeX.
+    func write(into out: inout [UInt8]) {
         if tag == "mi" || tag == "mn", let text, let variant = attribute("mathvariant"), variant != "normal",
            let styled = MathAlphabets.map(text, variant: variant) {
             // MathML Core ignores other mathvariants: the letters themselves carry the style
             self.text = styled
             attrs.removeAll { $0.0 == "mathvariant" }
         }
-        out += "<"
-        out += tag
+        out.append(UInt8(ascii: "<"))
+        out.append(contentsOf: tag.utf8)
         for (name, value) in attrs {
-            out += " "
-            out += name
-            out += "=\""
+            out.append(UInt8(ascii: " "))
+            out.append(contentsOf: name.utf8)
+            out.append(contentsOf: "=\"".utf8)
             escape(value, into: &out)
-            out += "\""
+            out.append(UInt8(ascii: "\""))
         }
         if let text {
-            out += ">"
+            out.append(UInt8(ascii: ">"))
             escape(text, into: &out)
         } else if children.isEmpty && tag == "mspace" {
-            out += "/>"
+            out.append(contentsOf: "/>".utf8)
             return
         } else {
-            out += ">"
+            out.append(UInt8(ascii: ">"))
             for child in children { child.write(into: &out) }
         }
-        out += "</"
-        out += tag
-        out += ">"
+        out.append(contentsOf: "</".utf8)
+        out.append(contentsOf: tag.utf8)
+        out.append(UInt8(ascii: ">"))
     }
 }
 
 /// `&`, `<`, `>` and `"` as character references: enough inside text and double-quoted attributes.
-func escape(_ text: String, into out: inout String) {
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "&": out += "&amp;"
-        case "<": out += "&lt;"
-        case ">": out += "&gt;"
-        case "\"": out += "&quot;"
-        default: out.unicodeScalars.append(scalar)
+func escape(_ text: String, into out: inout [UInt8]) {
+    for byte in text.utf8 {
+        switch byte {
+        case UInt8(ascii: "&"): out.append(contentsOf: "&amp;".utf8)
+        case UInt8(ascii: "<"): out.append(contentsOf: "&lt;".utf8)
+        case UInt8(ascii: ">"): out.append(contentsOf: "&gt;".utf8)
+        case UInt8(ascii: "\""): out.append(contentsOf: "&quot;".utf8)
+        default: out.append(byte)
         }
     }
 }

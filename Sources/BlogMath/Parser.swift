@@ -167,7 +167,7 @@ final class Parser {
             case .command("right"), .command("middle"):
                 if stop.contains(.right) { break loop }
                 throw MathError.invalid("\\right without \\left")
-            case .command(let name) where ["over", "choose", "atop", "brace", "brack"].contains(name):
+            case .command(let name) where Parser.infixFractions.contains(name):
                 pos += 1
                 let numerator = MNode.row(finish(nodes))
                 let denominator = MNode.row(try parseList(stop))
@@ -207,6 +207,8 @@ final class Parser {
         "scriptstyle": (.script, [("scriptlevel", "1"), ("displaystyle", "false")]),
         "scriptscriptstyle": (.scriptScript, [("scriptlevel", "2"), ("displaystyle", "false")]),
     ]
+
+    static let infixFractions: Set<String> = ["over", "choose", "atop", "brace", "brack"]
 
     static let fontSwitches: [String: String] = ["bf": "bold", "rm": "normal", "it": "italic", "sf": "sans-serif", "tt": "monospace", "cal": "script"]
 
