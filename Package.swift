@@ -26,8 +26,10 @@ let package = Package(
         .target(name: "BlogCore"),
         // libyaml events -> YAMLValue with line marks.
         .target(name: "BlogYAML", dependencies: ["CYaml", "BlogCore"]),
+        // TeX to MathML Core at build time, no dependencies.
+        .target(name: "BlogMath"),
         // cmark + the Qiita dialect + syntax highlighting.
-        .target(name: "BlogMarkdown", dependencies: ["CCmark", "BlogCore"]),
+        .target(name: "BlogMarkdown", dependencies: ["CCmark", "BlogCore", "BlogMath"]),
         // Spec-complete Mustache, no dependencies.
         .target(name: "BlogMustache"),
         // Japanese-aware search index (tokenizer, shards).
@@ -48,13 +50,14 @@ let package = Package(
         .target(name: "BlogCLI", dependencies: ["BlogCore", "BlogContent", "BlogSite", "BlogServer", "BlogImport", "DefaultTheme"]),
         .executableTarget(name: "blog", dependencies: ["BlogCLI", "BlogCore", "CMimalloc"]),
         // Micro-benchmarks for `make bench` (Markdown vs plain cmark, template throughput, search queries).
-        .executableTarget(name: "blog-bench", dependencies: ["CCmark", "BlogCore", "BlogMarkdown", "BlogMustache", "BlogContent", "BlogSearch", "BlogSite", "BlogServer"]),
+        .executableTarget(name: "blog-bench", dependencies: ["CCmark", "BlogCore", "BlogMarkdown", "BlogMath", "BlogMustache", "BlogContent", "BlogSearch", "BlogSite", "BlogServer"]),
 
         // Helpers shared by the test targets (a deterministic generator).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "BlogCoreTests", dependencies: ["BlogCore", "TestSupport"]),
         .testTarget(name: "BlogYAMLTests", dependencies: ["BlogYAML"]),
         .testTarget(name: "BlogMarkdownTests", dependencies: ["BlogMarkdown", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "BlogMathTests", dependencies: ["BlogMath"], exclude: ["Fixtures"]),
         .testTarget(name: "BlogMustacheTests", dependencies: ["BlogMustache", "TestSupport"]),
         .testTarget(name: "BlogSearchTests", dependencies: ["BlogSearch", "TestSupport"]),
         .testTarget(name: "BlogContentTests", dependencies: ["BlogContent"]),

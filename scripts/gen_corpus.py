@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Generates a Qiita-style archive for benchmarks and tests.
 
-    scripts/gen_corpus.py OUT_DIR --posts 1000 [--seed 1] [--size 8000]
+    scripts/gen_corpus.py OUT_DIR --posts 1000 [--seed 1] [--size 8000] [--math]
 
 Each post is about --size bytes of Markdown: Japanese prose with inline code, headings,
 fenced Swift code with file names, tables, lists, links; 1 to 5 tags from about 200 with a
 skewed (Zipf-like) distribution; dates spread over ten years. Deterministic for a seed.
+With --math, every prose paragraph also has an inline formula and about a third are followed by
+a display formula (statistics, machine learning, matrices, cases): a math-heavy archive.
 Writes OUT_DIR/blog.yml and OUT_DIR/content/posts/*.md (OUT_DIR must not exist or be empty).
 """
 import argparse
@@ -27,6 +29,17 @@ WORDS_JA = [
 ]
 IDENTS = ["UITableViewDelegate", "URLSession", "DispatchQueue", "JSONDecoder", "ISO8601DateFormatter",
           "NavigationStack", "ObservableObject", "UserDefaults", "NotificationCenter", "async let"]
+INLINE_MATH = [r"\sigma(x) = \frac{1}{1 + e^{-x}}", r"O(n \log n)", r"\hat{\beta} = (X^\top X)^{-1} X^\top y",
+               r"p(\theta \mid D) \propto p(D \mid \theta)\, p(\theta)", r"x \in \mathbb{R}^n", r"\sum_{i=1}^{n} x_i",
+               r"\alpha_t = \alpha_0 / \sqrt{t}", r"\lVert w \rVert_2^2", r"\text{損失} \le \epsilon"]
+DISPLAY_MATH = [
+    r"\mathcal{L} = -\frac{1}{N}\sum_{i=1}^{N}\left[y_i \log \hat{y}_i + (1-y_i)\log(1-\hat{y}_i)\right]",
+    r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\left(\frac{QK^\top}{\sqrt{d_k}}\right) V",
+    r"A = \begin{pmatrix} a_{11} & a_{12} & \cdots & a_{1n} \\ \vdots & \vdots & \ddots & \vdots \\ a_{m1} & a_{m2} & \cdots & a_{mn} \end{pmatrix}",
+    r"|x| = \begin{cases} x & (x \ge 0) \\ -x & (\text{それ以外}) \end{cases}",
+    r"f(x) = \frac{1}{\sqrt{2\pi\sigma^2}} \exp\left(-\frac{(x-\mu)^2}{2\sigma^2}\right)",
+    r"\begin{aligned} f(x) &= (x+1)^2 \\ &= x^2 + 2x + 1 \end{aligned}",
+]
 
 
 def tags_pool():
@@ -69,7 +82,7 @@ def table(rng):
     return "\n".join(rows)
 
 
-def post_body(rng, size, n):
+def post_body(rng, size, n, math=False):
     parts = ["## はじめに", paragraph(rng)]
     section = 1
     while sum(len(p.encode()) for p in parts) < size:
@@ -86,7 +99,12 @@ def post_body(rng, size, n):
         elif kind < 0.52:
             parts.append(":::note info\n" + sentence(rng) + "\n:::")
         else:
-            parts.append(paragraph(rng))
+            text = paragraph(rng)
+            if math:
+                text += f"ここで ${rng.choice(INLINE_MATH)}$ とする。"
+            parts.append(text)
+            if math and rng.random() < 0.35:
+                parts.append("$$\n" + rng.choice(DISPLAY_MATH) + "\n$$")
     parts.append("## まとめ")
     parts.append(paragraph(rng))
     return "\n\n".join(parts) + "\n"
@@ -98,6 +116,7 @@ def main():
     parser.add_argument("--posts", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--size", type=int, default=8000, help="approximate bytes of Markdown per post")
+    parser.add_argument("--math", action="store_true", help="a math-heavy archive (inline and display formulas)")
     args = parser.parse_args()
     if os.path.exists(args.out) and os.listdir(args.out):
         sys.exit(f"gen_corpus: {args.out} exists and is not empty")
@@ -131,7 +150,7 @@ def main():
             "",
         ]
         with open(os.path.join(posts_dir, f"{when.date().isoformat()}-gen{n:06d}.md"), "w", encoding="utf-8") as f:
-            f.write("\n".join(front) + post_body(rng, args.size, n))
+            f.write("\n".join(front) + post_body(rng, args.size, n, args.math))
 
 
 if __name__ == "__main__":

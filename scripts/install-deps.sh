@@ -2,7 +2,8 @@
 # Installs what blog needs on Debian 12, only what is missing.
 #   scripts/install-deps.sh          build dependencies (C libraries, pkg-config)
 #   scripts/install-deps.sh test     also the test tools (Chromium, its driver, a Japanese font for
-#                                    looking at pages, Java, Python packages)
+#                                    looking at pages, Java, Python packages, KaTeX for
+#                                    scripts/katex-golden.js)
 #   scripts/install-deps.sh bench    also the benchmark peers (hugo, valgrind, hyperfine)
 # apt-get is used when a package is missing; sudo only when not root.
 set -euo pipefail
@@ -10,7 +11,7 @@ set -euo pipefail
 # libcurl4-openssl-dev: the headers of libcurl, which blog loads only when it fetches (blog import qiita).
 want=(pkg-config libcmark-dev libyaml-dev libmicrohttpd-dev libmimalloc-dev libcurl4-openssl-dev)
 case "${1:-}" in
-  test) want+=(chromium chromium-driver default-jre-headless python3-venv fonts-ipafont-gothic) ;;
+  test) want+=(chromium chromium-driver default-jre-headless python3-venv fonts-ipafont-gothic katex) ;;
   bench) want+=(hugo hyperfine time) ;;
 esac
 

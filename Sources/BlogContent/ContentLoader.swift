@@ -105,7 +105,13 @@ public struct ContentLoader {
 
     func markdownRenderer() -> MarkdownRenderer {
         MarkdownRenderer(options: MarkdownOptions(hardBreaks: config.markdownHardBreaks, unsafeHTML: config.markdownUnsafe,
-                                                  embedScripts: config.embedScripts, mentionsBaseURL: config.mentionsBaseURL))
+                                                  embedScripts: config.embedScripts, mentionsBaseURL: config.mentionsBaseURL,
+                                                  math: config.markdownMath))
+    }
+
+    /// `file:line: unsupported TeX command \foo` for each formula of a rendered body left as TeX.
+    public static func mathWarnings(_ content: RenderedMarkdown, path: String, bodyFirstLine: Int) -> [Diagnostic] {
+        content.mathProblems.map { .warning($0.message, at: SourceLocation(file: path, line: bodyFirstLine + $0.line - 1)) }
     }
 
     static func renderBody(_ body: PendingBody, with renderer: MarkdownRenderer) -> RenderedMarkdown {
@@ -210,6 +216,7 @@ public struct ContentLoader {
             rendered = RenderedMarkdown(html: "")
         } else {
             rendered = ContentLoader.renderBody(body, with: renderer)
+            diagnostics += ContentLoader.mathWarnings(rendered, path: path, bodyFirstLine: document.bodyFirstLine)
         }
         if isPost {
             guard let date = front.date else { return .failed }

@@ -1,5 +1,6 @@
 import BlogCore
 import BlogYAML
+import BlogMarkdown
 import Foundation
 
 /// The site's settings from `blog.yml`. Every key is optional.
@@ -20,6 +21,8 @@ public struct SiteConfig: Sendable {
     public var embedScripts = false
     /// `mentions.base_url`, or nil for `mentions: false`.
     public var mentionsBaseURL: String? = "https://qiita.com/"
+    /// `markdown.math`: MathML at build time (default) or the TeX kept for a theme's own renderer.
+    public var markdownMath = MathOutput.mathml
     /// Known tag names used by `blog import text` to infer tags from titles.
     public var importKnownTags: [String] = []
     /// Extra hosts (`host`, `host:port` or `host/path-prefix`) whose images `blog import --images` downloads.
@@ -148,7 +151,7 @@ public struct SiteConfig: Sendable {
             case "feed_limit": if let v = positive(value, key) { config.feedLimit = v }
             case "markdown":
                 guard let inner = value.mapping else {
-                    errors.append(.error("'markdown' must be a mapping (hardbreaks, unsafe)", at: location(value)))
+                    errors.append(.error("'markdown' must be a mapping (hardbreaks, unsafe, math)", at: location(value)))
                     continue
                 }
                 for item in inner {
@@ -156,7 +159,13 @@ public struct SiteConfig: Sendable {
                     switch name {
                     case "hardbreaks": if let v = bool(item.value, "markdown.hardbreaks") { config.markdownHardBreaks = v }
                     case "unsafe": if let v = bool(item.value, "markdown.unsafe") { config.markdownUnsafe = v }
-                    default: console?.report(.warning("unknown key 'markdown.\(name)' (known: hardbreaks, unsafe)", at: location(item.key)))
+                    case "math":
+                        if let text = item.value.scalar, let v = MathOutput(rawValue: text) {
+                            config.markdownMath = v
+                        } else {
+                            errors.append(.error("'markdown.math' must be mathml or keep", at: location(item.value)))
+                        }
+                    default: console?.report(.warning("unknown key 'markdown.\(name)' (known: hardbreaks, unsafe, math)", at: location(item.key)))
                     }
                 }
             case "embeds":

@@ -260,7 +260,12 @@ extension Transformer {
                     // Valid UTF-8 by construction: the code and info are cmark strings of a valid
                     // document (or the pre-pass's restored original bytes), the markup is ASCII.
                     let entry = codeBlocks[data >> 8]
-                    if let restored = entry.restored {
+                    if case .math = entry.plan.plan.kind {
+                        var body = entry.restored.map { $0[...] } ?? Array(literalBytes(node))[...]
+                        if body.last == 0x0A { body = body.dropLast() }
+                        mathHTML(body, display: true, block: true, at: node).withUnsafeBufferPointer { out.append($0) }
+                        out.append(0x0A)
+                    } else if let restored = entry.restored {
                         restored.withUnsafeBufferPointer { CodeBlockRenderer.write(entry.plan.plan, code: $0, highlight: options.highlightCode, into: &out) }
                     } else {
                         CodeBlockRenderer.write(entry.plan.plan, code: literalBytes(node), highlight: options.highlightCode, into: &out)

@@ -20,16 +20,20 @@ public struct MarkdownOptions: Sendable, Hashable {
     /// Where `@name` links to (`mentions.base_url`, ending in `/`); nil: mentions stay text.
     public var mentionsBaseURL: String?
 
+    /// Math as MathML (converted at build time) or kept as TeX.
+    public var math: MathOutput
+
     public static let qiitaUsers = "https://qiita.com/"
 
     public init(hardBreaks: Bool = true, unsafeHTML: Bool = false, qiitaExtensions: Bool = true, highlightCode: Bool = true,
-                embedScripts: Bool = false, mentionsBaseURL: String? = MarkdownOptions.qiitaUsers) {
+                embedScripts: Bool = false, mentionsBaseURL: String? = MarkdownOptions.qiitaUsers, math: MathOutput = .mathml) {
         self.hardBreaks = hardBreaks
         self.unsafeHTML = unsafeHTML
         self.qiitaExtensions = qiitaExtensions
         self.highlightCode = highlightCode
         self.embedScripts = embedScripts
         self.mentionsBaseURL = mentionsBaseURL.map { $0.hasSuffix("/") ? $0 : $0 + "/" }
+        self.math = math
     }
 }
 
@@ -69,13 +73,17 @@ public struct RenderedMarkdown: Sendable {
     public var codeText: String
     /// Links and images with their source lines.
     public var links: [MarkdownLink]
+    /// Formulas kept as TeX because they did not convert, one per problem (the first line it is on).
+    public var mathProblems: [MathProblem]
 
-    public init(html: String, headings: [Heading] = [], plainText: String = "", codeText: String = "", links: [MarkdownLink] = []) {
+    public init(html: String, headings: [Heading] = [], plainText: String = "", codeText: String = "", links: [MarkdownLink] = [],
+                mathProblems: [MathProblem] = []) {
         self.html = html
         self.headings = headings
         self.plainText = plainText
         self.codeText = codeText
         self.links = links
+        self.mathProblems = mathProblems
     }
 }
 
@@ -153,7 +161,8 @@ public struct MarkdownRenderer: Sendable {
                                 headings: transformer.headings,
                                 plainText: makeString(plain, trusted: true),
                                 codeText: makeString(transformer.codeText.bytes, trusted: true),
-                                links: transformer.links)
+                                links: transformer.links,
+                                mathProblems: transformer.mathProblems)
     }
 
     /// Plain libcmark (`cmark_markdown_to_html`, CommonMark only) for benchmarks and comparisons:

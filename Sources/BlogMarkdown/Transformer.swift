@@ -26,6 +26,8 @@ final class Transformer {
     /// Filled by `renderHTML`; the caller deallocates it.
     var plainText = ByteBuffer(capacity: 0)
     var links: [MarkdownLink] = []
+    /// Formulas that stayed TeX, each problem once.
+    var mathProblems: [MathProblem] = []
     // Lines of nodes that cmark did not place in this document (table cells, split text) and the
     // table-cell flag live in each node's cmark user data (no hashing of node pointers):
     // bit 0 = has a line override (line in bits 8...), other bits = the flags below.

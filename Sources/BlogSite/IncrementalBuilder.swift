@@ -121,7 +121,8 @@ public final class IncrementalBuilder: @unchecked Sendable {
                 loaded.baseURL = normalized
             }
             let newTheme = try Theme.load(siteDirectory: options.siteDirectory, config: loaded, hashAssetNames: options.hashAssetNames)
-            if config == nil || config!.markdownHardBreaks != loaded.markdownHardBreaks || config!.markdownUnsafe != loaded.markdownUnsafe || config!.timezone != loaded.timezone {
+            if config == nil || config!.markdownHardBreaks != loaded.markdownHardBreaks || config!.markdownUnsafe != loaded.markdownUnsafe
+                || config!.markdownMath != loaded.markdownMath || config!.timezone != loaded.timezone {
                 contentCache = [:]
             }
             config = loaded
@@ -262,9 +263,10 @@ public final class IncrementalBuilder: @unchecked Sendable {
             lastFiles = []
             lastPathIndex = [:]
             content = ContentSet(posts: [], pages: [], warnings: [])
+            var mathWarnings: [Diagnostic] = []
             let rendered = try stream(&model, bodies: &bodies, loader: loader, config: config, theme: theme, sink: sink, lap: lap,
-                                      record: { timings.append(($0, $1, nil)) })
-            let site = BuiltSite(files: [], model: model, warnings: warnings, timings: timings)
+                                      record: { timings.append(($0, $1, nil)) }, mathWarnings: &mathWarnings)
+            let site = BuiltSite(files: [], model: model, warnings: warnings + mathWarnings, timings: timings)
             return Result(site: site, files: [:], warnings: freshWarnings, renderedPages: rendered, changedPaths: nil)
         }
 
@@ -462,7 +464,7 @@ public final class IncrementalBuilder: @unchecked Sendable {
     /// once rendered (the caller must hold no other reference to them).
     private func stream(_ model: inout SiteModel, bodies: inout [ContentLoader.PendingBody]?, loader: ContentLoader, config: SiteConfig,
                         theme: Theme, sink: ([OutputFile]) throws -> Void,
-                        lap: (String) -> Void, record: (String, Double) -> Void) throws -> Int {
+                        lap: (String) -> Void, record: (String, Double) -> Void, mathWarnings: inout [Diagnostic]) throws -> Int {
         // static/'s files are listed first, so that only the outputs that could clash with one
         // are remembered (a set of all 15,700 paths of a 10,000-post site cost a hash each, for
         // sites that mostly have no static/ at all). A file added to static/ during the build
@@ -510,6 +512,9 @@ public final class IncrementalBuilder: @unchecked Sendable {
                     searched.reserveCapacity(made.count)
                     for (n, item) in zip(range, made) {
                         var post = item.post
+                        if !post.content.mathProblems.isEmpty {
+                            mathWarnings += ContentLoader.mathWarnings(post.content, path: post.sourcePath, bodyFirstLine: post.bodyFirstLine)
+                        }
                         searched.append(documents.document(n, post))
                         post.content.plainText = ""
                         post.content.codeText = ""

@@ -365,6 +365,11 @@ def bench_hugo(corpus, runs, related=True):
         GARBAGE.append(work)
 
 
+# The formulas BlogMathTests compare with KaTeX: what `blog-bench math` converts for formulas/s.
+MATH_CORPUS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                           "Tests", "BlogMathTests", "Fixtures", "corpus.tex")
+
+
 def blog_bench(bench, sub, corpus, passes):
     return run_bench(bench, sub, corpus, "--passes", str(passes))
 
@@ -447,6 +452,7 @@ def readable_table(results):
         lambda s: None, ".1f", "%", show_ratio=False)
     row("Markdown MB/s (1 thread)", lambda s: s.get("markdown", {}).get("qiita_mb_s"), lambda s: None, ".1f", show_ratio=False)
     row("  vs raw cmark (×)", lambda s: s.get("markdown", {}).get("ratio_qiita_vs_raw_cmark"), lambda s: None, ".2f", show_ratio=False)
+    row("TeX→MathML formulas/s (1 thr.)", lambda s: s.get("math", {}).get("formulas_per_second"), lambda s: None, ".0f", show_ratio=False)
     row("render phase pages/s", lambda s: s.get("templates", {}).get("render_pages_per_s"), lambda s: None, ".0f", show_ratio=False)
     row("post template posts/s (1 thr.)", lambda s: s.get("templates", {}).get("post_template_posts_per_s"), lambda s: None, ".0f", show_ratio=False)
     row("serve reload latency (ms)", lambda s: None if "median_s" not in s.get("serve", {}) else 1000 * s["serve"]["median_s"],
@@ -619,6 +625,7 @@ def main():
         if n <= args.micro_max_posts:
             entry["markdown"] = blog_bench(args.bench, "markdown", corpus, args.runs)
             entry["templates"] = blog_bench(args.bench, "templates", corpus, args.runs if n <= 1000 else 1)
+            entry["math"] = blog_bench(args.bench, "math", MATH_CORPUS, args.runs)
             entry["search"] = blog_bench(args.bench, "search", corpus, 1)
             entry["http"] = blog_bench(args.bench, "http", corpus, 1)
             if "queries" in entry["search"]:
