@@ -8,7 +8,7 @@ set -euo pipefail
 
 want=(pkg-config libcmark-dev libyaml-dev libmicrohttpd-dev libmimalloc-dev)
 case "${1:-}" in
-  test) want+=(chromium chromium-driver default-jre-headless python3-venv) ;;
+  test) want+=(chromium chromium-driver default-jre-headless python3-venv strace) ;;
   bench) want+=(hugo hyperfine time) ;;
 esac
 

@@ -120,6 +120,7 @@ public final class IncrementalBuilder: @unchecked Sendable {
                 }
                 loaded.baseURL = normalized
             }
+            if options.allowOutsideLinks { loaded.followOutsideLinks = true }
             let newTheme = try Theme.load(siteDirectory: options.siteDirectory, config: loaded, hashAssetNames: options.hashAssetNames)
             if config == nil || config!.markdownHardBreaks != loaded.markdownHardBreaks || config!.markdownUnsafe != loaded.markdownUnsafe || config!.timezone != loaded.timezone {
                 contentCache = [:]
@@ -179,10 +180,10 @@ public final class IncrementalBuilder: @unchecked Sendable {
             }
         } else if oneShot {
             // `blog build` keeps nothing for a next build: every file is read, none needs a stamp.
-            paths = loader.markdownFiles()
+            paths = try loader.markdownFiles()
             stale = paths.map { ($0, nil) }
         } else {
-            paths = loader.markdownFiles()
+            paths = try loader.markdownFiles()
             let list = paths
             let stamps = Parallel.map(list.count, filling: nil) { IncrementalBuilder.stamp(root + "/" + list[$0]) }
             for (index, path) in paths.enumerated() {
@@ -411,7 +412,7 @@ public final class IncrementalBuilder: @unchecked Sendable {
         lap("sitemap")
 
         if staticCache == nil || touches("static") || everything {
-            staticCache = try SiteBuilder.staticFiles(options.siteDirectory)
+            staticCache = try SiteBuilder.staticFiles(options.siteDirectory, config: config)
         }
         if !staticCache!.isEmpty {
             let staticPaths = Set(staticCache!.map(\.path))
@@ -467,7 +468,7 @@ public final class IncrementalBuilder: @unchecked Sendable {
         // are remembered (a set of all 15,700 paths of a 10,000-post site cost a hash each, for
         // sites that mostly have no static/ at all). A file added to static/ during the build
         // still cannot replace an output: the writer refuses a path given twice.
-        let staticNames = Set(listFiles(options.siteDirectory.appendingPathComponent("static")))
+        let staticNames = Set(try config.siteFiles(options.siteDirectory).files(under: "static"))
         var clashing = Set<String>()
         func emit(_ files: [OutputFile]) throws {
             if !staticNames.isEmpty {
@@ -600,7 +601,7 @@ public final class IncrementalBuilder: @unchecked Sendable {
         // below is the one that frees it.
         if let garbage { DispatchQueue.global(qos: .utility).async { garbage.release() } }
         lap("search")
-        let staticFiles = try SiteBuilder.staticFiles(options.siteDirectory)
+        let staticFiles = try SiteBuilder.staticFiles(options.siteDirectory, config: config)
         try IncrementalBuilder.checkClashes(staticFiles.filter { clashing.contains($0.path) })
         try emit(staticFiles)
         lap("static")
