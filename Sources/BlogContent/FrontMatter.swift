@@ -150,6 +150,10 @@ public struct FrontMatter: Sendable {
             diagnostics.append(.error("front matter must be a mapping of keys to values", at: at(root)))
             return result
         }
+        for duplicate in root.duplicateKeys {
+            diagnostics.append(.warning("'\(duplicate.key)' is given twice, on lines \(duplicate.first.line + firstLine - 1) and \(duplicate.again.line + firstLine - 1); the second is used",
+                                        at: SourceLocation(file: path, line: duplicate.again.line + firstLine - 1, column: duplicate.again.column)))
+        }
         // One allocation for the key lines instead of regrowing the dictionary for the 3rd, 5th... key.
         result.keyLines = Dictionary(minimumCapacity: pairs.count)
         var createdAt: PostDate?

@@ -81,6 +81,10 @@ public struct SiteConfig: Sendable {
         func location(_ value: YAMLValue) -> SourceLocation {
             SourceLocation(file: path, line: value.line, column: value.column)
         }
+        for duplicate in root.duplicateKeys {
+            console?.report(.warning("'\(duplicate.key)' is given twice, on lines \(duplicate.first.line) and \(duplicate.again.line); the second is used",
+                                     at: SourceLocation(file: path, line: duplicate.again.line, column: duplicate.again.column)))
+        }
         func string(_ value: YAMLValue, _ key: String) -> String? {
             if value.isNull { return "" }
             guard let text = value.scalar else {

@@ -142,6 +142,11 @@ public enum SourceText {
         if bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF { start = 3 }
         let body = bytes[start...]
         let hasCR = body.withUnsafeBufferPointer { $0.baseAddress.map { memchr($0, 0x0D, body.count) != nil } ?? false }
+        if hasCR && body.withUnsafeBufferPointer({ $0.baseAddress.map { memchr($0, 0x0A, body.count) == nil } ?? false }) {
+            // Every line ends in CR alone: read as one line, the front matter would seem missing.
+            throw Diagnostic.error("the file has old Mac line endings (CR only); save it with LF line endings",
+                                   at: SourceLocation(file: displayPath, line: 1, column: 1))
+        }
         let firstBad = firstInvalidUTF8(body)
         guard firstBad == nil else {
             let bad = firstBad ?? body.startIndex

@@ -22,6 +22,8 @@ import Glibc
 ///   temporary files and their marker in the output) is removed by the next one (`recoverLeftovers`).
 public struct OutputWriter {
     public static let manifestName = ".blog-manifest"
+    /// What a build reads from the source folder.
+    static let readFolders = ["content", "static", "layouts", "themes", "blog.yml"]
     static let manifestHeader = "# blog build manifest v1: files written by `blog build`. Do not edit."
 
     public var output: URL
@@ -67,6 +69,13 @@ public struct OutputWriter {
         }
         if outputPath == sourcePath || sourcePath.hasPrefix(outputPath + "/") {
             throw Diagnostic.error("the output folder must not be the source folder or contain it; choose another --output", at: location)
+        }
+        // A build must not write into what it reads (the next build would read its own output).
+        for name in OutputWriter.readFolders {
+            let read = OutputWriter.realPath(source.appendingPathComponent(name))
+            if outputPath == read || outputPath.hasPrefix(read + "/") {
+                throw Diagnostic.error("the output folder must not be \(name) or inside it: blog reads that; choose another --output", at: location)
+            }
         }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: output.path, isDirectory: &isDirectory) {

@@ -185,3 +185,78 @@ def test_qiita_id_makes_the_url(tmp_path):
     result, output = build(site)
     assert result.returncode == 0, result.stderr
     assert (output / "posts" / "0123456789abcdef0123" / "index.html").exists()
+
+
+# 13. The smaller traps
+
+@pytest.mark.parametrize("inside", ["static", "content", "static/out", "layouts", "themes/x"])
+def test_output_into_a_folder_blog_reads_is_refused(tmp_path, inside):
+    site = make_site(tmp_path / "site")
+    (site / "static").mkdir()
+    (site / "static" / "keep.txt").write_text("keep")
+    result, output = build(site, output=site / inside)
+    assert result.returncode == 1
+    assert "blog reads that" in result.stderr, result.stderr
+    assert sorted(p.name for p in (site / "static").iterdir()) == ["keep.txt"]
+
+
+def test_duplicate_keys_are_warnings_naming_both_lines(tmp_path):
+    post = "---\ntitle: First\ndate: 2020-01-01T00:00:00+09:00\ntitle: Second\n---\nbody\n"
+    site = make_site(tmp_path / "site", config="title: A\nfeed_limit: 5\ntitle: B\n", posts={"a.md": post})
+    result = run_blog("build", "--source", site, "--output", tmp_path / "out", check=False)
+    assert result.returncode == 0, result.stderr
+    assert "blog.yml:3:1: warning: 'title' is given twice, on lines 1 and 3" in result.stderr
+    assert "content/posts/a.md:4:1: warning: 'title' is given twice, on lines 2 and 4" in result.stderr
+
+
+def test_old_mac_line_endings_get_a_message_that_says_so(tmp_path):
+    post = POST.format(title="A", extra="").replace("\n", "\r")
+    site = make_site(tmp_path / "site", posts={"a.md": post})
+    result, output = build(site)
+    assert result.returncode == 1
+    assert "content/posts/a.md:1:1: error:" in result.stderr and "CR only" in result.stderr
+    (site / "content" / "posts" / "a.md").write_text(post.replace("\r", "\r\n"))
+    result, output = build(site)
+    assert result.returncode == 0, result.stderr
+
+
+def test_tag_slugs_drop_bidi_controls_and_avoid_windows_reserved_names(tmp_path):
+    tags = ["con", "NUL", "com1", "lpt9", "aux.h", "sw\u202eift", "\u2066ios\u2069", "console"]
+    extra = "tags:\n" + "".join(f'  - "{t}"\n' for t in tags)
+    site = make_site(tmp_path / "site", posts={"a.md": POST.format(title="A", extra=extra)})
+    result, output = build(site)
+    assert result.returncode == 0, result.stderr
+    slugs = sorted(p.name for p in (output / "tags").iterdir() if p.is_dir())
+    assert slugs == sorted(["con-tag", "nul-tag", "com1-tag", "lpt9-tag", "aux.h-tag", "swift", "ios", "console"])
+
+
+def test_less_than_in_the_search_index_is_escaped(tmp_path):
+    post = POST.format(title="A <script>alert(1)</script>", extra="tags: [\"<b>\"]\n")
+    site = make_site(tmp_path / "site", posts={"a.md": post})
+    result, output = build(site)
+    assert result.returncode == 0, result.stderr
+    shards = list((output / "search").rglob("*.json"))
+    assert shards
+    text = "".join(p.read_text() for p in shards)
+    assert "<" not in text and "\\u003cscript" in text
+    docs = [json.loads(p.read_text()) for p in shards]
+    assert "A <script>alert(1)</script>" in json.dumps(docs, ensure_ascii=False)
+
+
+# 5 and 7. A very long post is not copied into every feed that lists it
+
+def test_a_very_long_post_is_in_its_feeds_by_summary_and_link(tmp_path):
+    # One fenced block (cheap to render) makes the post's HTML over a megabyte.
+    code = "".join(f"line {n} of a long listing\n" for n in range(45000))
+    post = POST.format(title="Long", extra="tags: [a, b, c]\n").replace("body text\n", "intro\n\n```\n" + code + "```\n")
+    site = make_site(tmp_path / "site", posts={"long.md": post, "short.md": POST.format(title="Short", extra="tags: [a]\n")})
+    result, output = build(site)
+    assert result.returncode == 0, result.stderr
+    page = (output / "posts" / "long" / "index.html").read_text()
+    assert "line 44999 of a long listing" in page and len(page) > 1 << 20
+    for feed in [output / "feed.xml", *(output / "tags" / t / "feed.xml" for t in "abc")]:
+        text = feed.read_text()
+        assert "line 44999" not in text and len(text) < 64 << 10, feed
+        assert "https://example.com/posts/long/" in text and "<summary>intro" in text
+    # A post of ordinary length keeps its content in the feed.
+    assert "<content type=\"html\"><![CDATA[<p>body text</p>" in (output / "tags" / "a" / "feed.xml").read_text()
