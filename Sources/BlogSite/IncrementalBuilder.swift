@@ -143,7 +143,8 @@ public final class IncrementalBuilder: @unchecked Sendable {
             if path.hasPrefix(root + "/static/") { return true }
             guard path.hasPrefix(contentPrefix), path.hasSuffix(".md") || path.hasSuffix(".markdown") else { return false }
             var info = stat()
-            return stat(path, &info) != 0 || (info.st_mode & S_IFMT) == S_IFREG
+            // lstat: a new link is checked by a full listing (SiteFiles), not read as it is.
+            return lstat(path, &info) != 0 || (info.st_mode & S_IFMT) == S_IFREG
         }
         // Only stale files (new, or whose stamp changed) are loaded; the cache, the sorted path list
         // and the list of loaded files are patched in place, so a rebuild after one edit costs
