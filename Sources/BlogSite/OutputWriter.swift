@@ -555,38 +555,9 @@ public struct OutputWriter {
                 return Summary(written: written)
             }
             // The switch, planned in a journal first (see `SwitchJournal`).
-            try checkReplacedFolders(stale: stale)
-            var steps: [SwitchJournal.Step] = []
-            steps.reserveCapacity(stale.count + staged.count + 8)
-            // Stale files first, then the folders they leave empty (deepest first): a file may
-            // take the place of such a folder, and a folder the place of such a file.
-            var emptied = Set<String>()
-            for path in stale {
-                steps.append(.unlink(path))
-                var directory = OutputWriter.parent(of: path)
-                while !directory.isEmpty {
-                    emptied.insert(directory)
-                    directory = OutputWriter.parent(of: directory)
-                }
-            }
-            // A folder a file replaces goes before the renames; the others after, when the files
-            // renamed into them have made them stay.
-            let replaced = Set(replacedFolders)
-            func isReplaced(_ folder: String) -> Bool {
-                var folder = folder
-                while !folder.isEmpty {
-                    if replaced.contains(folder) { return true }
-                    folder = OutputWriter.parent(of: folder)
-                }
-                return false
-            }
-            let deepestFirst = emptied.sorted(by: { $0.utf8.count > $1.utf8.count })
-            for directory in deepestFirst where !replaced.isEmpty && isReplaced(directory) { steps.append(.removeFolder(directory)) }
-            for path in staged { steps.append(.rename(path)) }
-            // The outermost folders that replace a file come in whole from the side folder.
-            for folder in blockedFolders.sorted() where !hasBlockedAncestor(folder) { steps.append(.side(folder)) }
-            for directory in deepestFirst where replaced.isEmpty || !isReplaced(directory) { steps.append(.removeFolder(directory)) }
-            steps.append(.manifest)
+            try SwitchJournal.checkReplacedFolders(replacedFolders, stale: stale, root: root, suffix: suffix, location: location)
+            let sideFolders = blockedFolders.sorted().filter { !hasBlockedAncestor($0) }
+            let steps = SwitchJournal.plan(stale: stale, staged: staged, sideFolders: sideFolders, replacedFolders: replacedFolders)
             let sorted = ByteOrder.sorted(paths)
             if stamp != nil {
                 extra.append("# outputs \(BuildStamp.outputs(root: root, paths: sorted, known: writtenInfo))")
@@ -604,23 +575,6 @@ public struct OutputWriter {
             if !blockedFolders.isEmpty { try? FileManager.default.removeItem(atPath: sideRoot) }
             if let marker { unlink(marker) }
             return Summary(written: written, unchanged: unchanged, removed: stale.count)
-        }
-
-        /// A new file may take the place of a folder only when everything in the folder is a file
-        /// the last build wrote and this one does not: checked before the switch begins.
-        private func checkReplacedFolders(stale: Set<String>) throws {
-            for folder in replacedFolders {
-                let walker = FileManager.default.enumerator(atPath: root + "/" + folder)
-                while let relative = walker?.nextObject() as? String {
-                    let path = folder + "/" + relative
-                    var info = stat()
-                    guard lstat(root + "/" + path, &info) == 0 else { continue }
-                    if (info.st_mode & S_IFMT) == S_IFDIR { continue }
-                    if !stale.contains(path) && !path.hasSuffix(suffix) {
-                        throw Diagnostic.error("this build makes \(folder) a file, but the folder \(folder)/ in the output holds \(relative), which blog did not write; move it away", at: location)
-                    }
-                }
-            }
         }
 
         /// Removes whatever was staged; the output folder stays as it was.

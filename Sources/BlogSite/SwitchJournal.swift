@@ -41,6 +41,59 @@ struct SwitchJournal {
     /// blog's files (its target cannot be made while the file is there).
     static func sideFolderName(pid: Int32) -> String { ".blog-stage-\(pid)" }
 
+    /// The steps of a switch: stale files first, then the folders they leave empty (deepest
+    /// first), since a file may take the place of such a folder and a folder the place of such a
+    /// file. A folder a file replaces goes before the renames; the others after, when the files
+    /// renamed into them have made them stay. `sideFolders`: the outermost folders that replace a
+    /// file, which come in whole from the side folder.
+    static func plan(stale: Set<String>, staged: [String], sideFolders: [String], replacedFolders: [String]) -> [Step] {
+        var steps: [Step] = []
+        steps.reserveCapacity(stale.count + staged.count + sideFolders.count + 8)
+        var emptied = Set<String>()
+        for path in stale {
+            steps.append(.unlink(path))
+            var directory = OutputWriter.parent(of: path)
+            while !directory.isEmpty {
+                emptied.insert(directory)
+                directory = OutputWriter.parent(of: directory)
+            }
+        }
+        let replaced = Set(replacedFolders)
+        func isReplaced(_ folder: String) -> Bool {
+            var folder = folder
+            while !folder.isEmpty {
+                if replaced.contains(folder) { return true }
+                folder = OutputWriter.parent(of: folder)
+            }
+            return false
+        }
+        let deepestFirst = emptied.sorted(by: { $0.utf8.count > $1.utf8.count })
+        for directory in deepestFirst where !replaced.isEmpty && isReplaced(directory) { steps.append(.removeFolder(directory)) }
+        for path in staged { steps.append(.rename(path)) }
+        for folder in sideFolders { steps.append(.side(folder)) }
+        for directory in deepestFirst where replaced.isEmpty || !isReplaced(directory) { steps.append(.removeFolder(directory)) }
+        steps.append(.manifest)
+        return steps
+    }
+
+    /// A new file may take the place of a folder only when everything in the folder is a file
+    /// the last build wrote and this one does not: checked before the switch begins.
+    static func checkReplacedFolders(_ folders: [String], stale: Set<String>, root: String, suffix: String,
+                                     location: SourceLocation) throws {
+        for folder in folders {
+            let walker = FileManager.default.enumerator(atPath: root + "/" + folder)
+            while let relative = walker?.nextObject() as? String {
+                let path = folder + "/" + relative
+                var info = stat()
+                guard lstat(root + "/" + path, &info) == 0 else { continue }
+                if (info.st_mode & S_IFMT) == S_IFDIR { continue }
+                if !stale.contains(path) && !path.hasSuffix(suffix) {
+                    throw Diagnostic.error("this build makes \(folder) a file, but the folder \(folder)/ in the output holds \(relative), which blog did not write; move it away", at: location)
+                }
+            }
+        }
+    }
+
     /// The journal's text.
     func encoded() -> [UInt8] {
         var text = SwitchJournal.header + "\(pid)\n"
