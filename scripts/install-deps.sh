@@ -11,7 +11,7 @@ set -euo pipefail
 # libcurl4-openssl-dev: the headers of libcurl, which blog loads only when it fetches (blog import qiita).
 want=(pkg-config libcmark-dev libyaml-dev libmicrohttpd-dev libmimalloc-dev libcurl4-openssl-dev)
 case "${1:-}" in
-  test) want+=(chromium chromium-driver default-jre-headless python3-venv fonts-ipafont-gothic katex) ;;
+  test) want+=(chromium chromium-driver default-jre-headless python3-venv fonts-ipafont-gothic katex strace) ;;
   bench) want+=(hugo hyperfine time) ;;
 esac
 

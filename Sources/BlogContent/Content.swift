@@ -52,13 +52,31 @@ public enum Tag {
             switch scalar {
             case " ", "\t", "/", "\\", "?", "#", "%", "&", "\"", "'", "<", ">", ":", "|", "*", "　":
                 if !result.hasSuffix("-") { result.append("-") }
+            // Bidi controls would make the URL read differently from what it is.
+            case "\u{061C}", "\u{200E}", "\u{200F}", "\u{202A}"..."\u{202E}", "\u{2066}"..."\u{2069}":
+                continue
             default:
+                if scalar.value < 0x20 || scalar.value == 0x7F { continue }
                 result.unicodeScalars.append(scalar)
             }
         }
         while result.hasPrefix(".") || result.hasPrefix("-") { result.removeFirst() }
-        while result.hasSuffix("-") { result.removeLast() }
-        return result.isEmpty ? "tag-\(String(fnv1a64(name.utf8) & 0xffff_ffff, radix: 16))" : result
+        while result.hasSuffix("-") || result.hasSuffix(".") { result.removeLast() }
+        if result.isEmpty { return "tag-\(String(fnv1a64(name.utf8) & 0xffff_ffff, radix: 16))" }
+        return isWindowsReserved(result) ? result + "-tag" : result
+    }
+
+    /// Names Windows cannot create as files or folders (`con`, `nul`, `com1`…, also with an
+    /// extension): a site checked out or unpacked there would lose the tag's page.
+    static func isWindowsReserved(_ slug: String) -> Bool {
+        let base = slug.split(separator: ".", maxSplits: 1).first.map(String.init) ?? slug
+        switch base.lowercased() {
+        case "con", "prn", "aux", "nul": return true
+        default:
+            let lowered = base.lowercased()
+            guard lowered.count == 4, lowered.hasPrefix("com") || lowered.hasPrefix("lpt") else { return false }
+            return ("1"..."9").contains(lowered.suffix(1))
+        }
     }
 }
 

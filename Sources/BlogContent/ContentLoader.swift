@@ -18,46 +18,17 @@ public struct ContentLoader {
     }
 
     /// The Markdown files under `content/`, as paths relative to the site folder, sorted. Hidden
-    /// files and folders are skipped; symbolic links are followed.
-    public func markdownFiles() -> [String] {
-        var result: [String] = []
-        collect(folderPath + "content", relative: "content", into: &result)
-        return result.sorted()
+    /// files and folders are skipped; symbolic links are followed under `SiteFiles`' rules, whose
+    /// errors (a link out of the site, a loop, a FIFO named `.md`) this throws.
+    public func markdownFiles() throws -> [String] {
+        try config.siteFiles(siteDirectory).files(under: "content") { $0.hasSuffix(".md") || $0.hasSuffix(".markdown") }
+            .map { "content/" + $0 }
     }
 
     /// The site folder's path with a trailing `/`, made once per listing or load (URL path
     /// arithmetic per file cost more than reading the file).
     private var folderPath: String {
         siteDirectory.path.hasSuffix("/") ? siteDirectory.path : siteDirectory.path + "/"
-    }
-
-    /// readdir's file types (a stat only for links and file systems that give none): the
-    /// FileManager listing plus a `fileExists` per entry cost ~3,000 instructions a file.
-    private func collect(_ directory: String, relative: String, into result: inout [String]) {
-        guard let handle = opendir(directory) else { return }
-        var entries: [(name: String, directory: Bool)] = []
-        while let entry = readdir(handle) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-            guard !name.hasPrefix(".") else { continue }
-            var isDirectory: Bool
-            switch Int32(entry.pointee.d_type) {
-            case Int32(DT_DIR): isDirectory = true
-            case Int32(DT_REG): isDirectory = false
-            default:
-                var info = stat()
-                guard stat(directory + "/" + name, &info) == 0 else { continue }
-                isDirectory = (info.st_mode & S_IFMT) == S_IFDIR
-            }
-            entries.append((name, isDirectory))
-        }
-        closedir(handle)
-        for (name, isDirectory) in entries {
-            if isDirectory {
-                collect(directory + "/" + name, relative: relative + "/" + name, into: &result)
-            } else if name.hasSuffix(".md") || name.hasSuffix(".markdown") {
-                result.append(relative + "/" + name)
-            }
-        }
     }
 
     /// One file's outcome.
@@ -167,7 +138,7 @@ public struct ContentLoader {
 
     /// Loads every file. Throws a `DiagnosticList` with every error found (capped) when any file is bad.
     public func load() throws -> ContentSet {
-        try collect(loadFiles(markdownFiles()))
+        try collect(loadFiles(try markdownFiles()))
     }
 
     /// `uncached`: called when the file was not in the page cache. With `deferring`, a post's body
@@ -178,7 +149,7 @@ public struct ContentLoader {
         let text: [UInt8]
         let document: (yaml: Range<Int>?, yamlFirstLine: Int, bodyOffset: Int, bodyFirstLine: Int)
         do {
-            text = try SourceText.readUTF8(path: root + path, displayPath: path, uncached: uncached)
+            text = try SourceText.readUTF8(path: root + path, displayPath: path, maxBytes: config.maxFileBytes, uncached: uncached)
             document = try text.withUnsafeBufferPointer { try SplitDocument.splitRanges(utf8: $0, path: path) }
         } catch let diagnostic as Diagnostic {
             diagnostics.append(diagnostic)

@@ -104,6 +104,16 @@ public struct FrontMatter: Sendable {
     /// `Tag.key` of each tag, in the same order.
     public var tagKeys: [String] = []
 
+    /// The most tags a post may have (Qiita allows 5).
+    public static let maxTags = 50
+
+    /// A slug or id that makes one URL segment: not empty, no `/` or `\\`, no leading `.`, no
+    /// control characters.
+    static func isPathSegment(_ s: String) -> Bool {
+        !s.isEmpty && !s.contains("/") && !s.hasPrefix(".") && !s.contains("\\")
+            && !s.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+    }
+
     static let knownKeys: Set<String> = [
         "title", "date", "created_at", "updated", "updated_at", "tags", "draft", "private", "slug", "description", "id",
         // Tolerated keys from qiita-cli and the importers.
@@ -139,6 +149,10 @@ public struct FrontMatter: Sendable {
         guard let pairs = root.mapping else {
             diagnostics.append(.error("front matter must be a mapping of keys to values", at: at(root)))
             return result
+        }
+        for duplicate in root.duplicateKeys {
+            diagnostics.append(.warning("'\(duplicate.key)' is given twice, on lines \(duplicate.first.line + firstLine - 1) and \(duplicate.again.line + firstLine - 1); the second is used",
+                                        at: SourceLocation(file: path, line: duplicate.again.line + firstLine - 1, column: duplicate.again.column)))
         }
         // One allocation for the key lines instead of regrowing the dictionary for the 3rd, 5th... key.
         result.keyLines = Dictionary(minimumCapacity: pairs.count)
@@ -187,15 +201,31 @@ public struct FrontMatter: Sendable {
             case "private": isPrivate = flag(value, key)
             case "slug":
                 if let s = text(value, key) {
-                    if s.isEmpty || s.contains("/") || s.hasPrefix(".") || s.contains("\\") {
-                        diagnostics.append(.error("'slug' must be one path segment without '/' or a leading '.', not '\(s)'", at: at(value)))
-                    } else {
+                    if FrontMatter.isPathSegment(s) {
                         result.slug = s
+                    } else {
+                        diagnostics.append(.error("'slug' must be one path segment without '/' or a leading '.', not '\(s)'", at: at(value)))
                     }
                 }
             case "description": result.description = text(value, key)
-            case "id": result.id = text(value, key).flatMap { $0.isEmpty ? nil : $0 }
-            case "tags": (result.tags, result.tagKeys) = tags(value, at: at, diagnostics: &diagnostics)
+            case "id":
+                // The URL falls back to the id when there is no slug: the same rule as a slug's.
+                if let s = text(value, key), !s.isEmpty {
+                    if FrontMatter.isPathSegment(s) {
+                        result.id = s
+                    } else {
+                        diagnostics.append(.error("'id' must be one path segment without '/' or a leading '.', not '\(s)'", at: at(value)))
+                    }
+                }
+            case "tags":
+                (result.tags, result.tagKeys) = tags(value, at: at, diagnostics: &diagnostics)
+                // Each tag puts the post on a tag page and in a feed, and the post's page lists its
+                // tags on each of those: output grows with the square of the count, so it is capped.
+                if result.tags.count > FrontMatter.maxTags {
+                    diagnostics.append(.error("a post may have at most \(FrontMatter.maxTags) tags, this one has \(result.tags.count)", at: at(pair.key)))
+                    result.tags = []
+                    result.tagKeys = []
+                }
             default:
                 if !knownKeys.contains(key) {
                     diagnostics.append(.warning("unknown front matter key '\(key)' (ignored)", at: at(pair.key)))

@@ -31,8 +31,17 @@ public struct SiteConfig: Sendable {
     public var tocMinHeadings = 3
     /// Number of entries in the main feed.
     public var feedLimit = 20
+    /// Whether symbolic links that lead outside the site folder are followed (see `SiteFiles`).
+    public var followOutsideLinks = false
+    /// The largest Markdown file read, in bytes (`limits.max_file_mb`).
+    public var maxFileBytes = 16 << 20
 
     public init() {}
+
+    /// How the site's folders are listed under these settings.
+    public func siteFiles(_ siteDirectory: URL) -> SiteFiles {
+        SiteFiles(siteDirectory: siteDirectory, allowOutsideLinks: followOutsideLinks)
+    }
 
     /// The path part of `baseURL`: `/` or `/archive/`.
     public var basePath: String {
@@ -54,7 +63,8 @@ public struct SiteConfig: Sendable {
 
     static let knownKeys: Set<String> = ["title", "description", "base_url", "language", "author", "theme",
                                          "timezone", "posts_per_page", "markdown", "import", "toc_min_headings",
-                                         "feed_limit", "embeds", "mentions"]
+                                         "feed_limit", "embeds", "mentions",
+                                         "follow_outside_links", "limits"]
 
     /// Loads `blog.yml` from the site folder; returns defaults when the file is absent.
     /// Unknown keys are warnings; wrong types and bad values are errors.
@@ -81,6 +91,10 @@ public struct SiteConfig: Sendable {
         var errors: [Diagnostic] = []
         func location(_ value: YAMLValue) -> SourceLocation {
             SourceLocation(file: path, line: value.line, column: value.column)
+        }
+        for duplicate in root.duplicateKeys {
+            console?.report(.warning("'\(duplicate.key)' is given twice, on lines \(duplicate.first.line) and \(duplicate.again.line); the second is used",
+                                     at: SourceLocation(file: path, line: duplicate.again.line, column: duplicate.again.column)))
         }
         func string(_ value: YAMLValue, _ key: String) -> String? {
             if value.isNull { return "" }
@@ -149,6 +163,26 @@ public struct SiteConfig: Sendable {
             case "posts_per_page": if let v = positive(value, key) { config.postsPerPage = v }
             case "toc_min_headings": if let v = positive(value, key) { config.tocMinHeadings = v }
             case "feed_limit": if let v = positive(value, key) { config.feedLimit = v }
+            case "follow_outside_links": if let v = bool(value, key) { config.followOutsideLinks = v }
+            case "limits":
+                guard let inner = value.mapping else {
+                    errors.append(.error("'limits' must be a mapping (max_file_mb)", at: location(value)))
+                    continue
+                }
+                for item in inner {
+                    let name = item.key.scalar ?? ""
+                    if name == "max_file_mb" {
+                        if let v = positive(item.value, "limits.max_file_mb") {
+                            if v > 2048 {
+                                errors.append(.error("'limits.max_file_mb' must be at most 2048", at: location(item.value)))
+                            } else {
+                                config.maxFileBytes = v << 20
+                            }
+                        }
+                    } else {
+                        console?.report(.warning("unknown key 'limits.\(name)' (known: max_file_mb)", at: location(item.key)))
+                    }
+                }
             case "markdown":
                 guard let inner = value.mapping else {
                     errors.append(.error("'markdown' must be a mapping (hardbreaks, unsafe, math)", at: location(value)))

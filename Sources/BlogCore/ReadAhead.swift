@@ -90,7 +90,8 @@ public final class ReadAhead: @unchecked Sendable {
             }
             if stopped.load(ordering: .acquiring) { return }
             #if canImport(Glibc)
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            // Non-blocking: opening a FIFO for reading would wait for a writer.
+            let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
             if fd >= 0 {
                 _ = posix_fadvise(fd, 0, 0, POSIX_FADV_WILLNEED)
                 close(fd)

@@ -35,13 +35,23 @@ public enum SourceText {
     /// A file's bytes, read straight into an array (no `Data` in between).
     /// `uncached` is called when the file's start was not in the page cache (the first read is
     /// then asked not to wait, which costs nothing when it is: see `ReadAhead`).
-    public static func readBytes(_ path: String, uncached: (() -> Void)? = nil) throws -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+    /// Only regular files are read (a FIFO would wait for a writer, a device never ends), and
+    /// none larger than `maxBytes`: both are `Refusal`s.
+    public static func readBytes(_ path: String, maxBytes: Int = Int.max, uncached: (() -> Void)? = nil) throws -> [UInt8] {
+        // Non-blocking, so that opening a FIFO does not wait; cleared again for a regular file.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         if (info.st_mode & S_IFMT) == S_IFDIR { throw POSIXError(.EISDIR) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw Refusal(message: "not a regular file (\(SiteFiles.kindName(info.st_mode))); only regular files are read")
+        }
+        guard Int(info.st_size) <= maxBytes else {
+            throw Refusal(message: "the file is \(Int(info.st_size) >> 20) MB, over the limit of \(maxBytes >> 20) MB a file (raise limits.max_file_mb in blog.yml to allow it)")
+        }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         let size = max(Int(info.st_size), 0)
         var filled = 0
         var atEnd = false
@@ -103,10 +113,10 @@ public enum SourceText {
     /// `read(path:displayPath:)` as bytes: the file's UTF-8, checked like `read`, with the
     /// byte-order mark dropped and CRLF folded, and no String made (copying a file into a String
     /// costs about an instruction a byte) for callers that work on the bytes.
-    public static func readUTF8(path: String, displayPath: String, uncached: (() -> Void)? = nil) throws -> [UInt8] {
+    public static func readUTF8(path: String, displayPath: String, maxBytes: Int = Int.max, uncached: (() -> Void)? = nil) throws -> [UInt8] {
         let bytes: [UInt8]
         do {
-            bytes = try readBytes(path, uncached: uncached)
+            bytes = try readBytes(path, maxBytes: maxBytes, uncached: uncached)
         } catch {
             throw Diagnostic.error("cannot read the file: \(reason(error))", at: SourceLocation(file: displayPath))
         }
@@ -132,6 +142,11 @@ public enum SourceText {
         if bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF { start = 3 }
         let body = bytes[start...]
         let hasCR = body.withUnsafeBufferPointer { $0.baseAddress.map { memchr($0, 0x0D, body.count) != nil } ?? false }
+        if hasCR && body.withUnsafeBufferPointer({ $0.baseAddress.map { memchr($0, 0x0A, body.count) == nil } ?? false }) {
+            // Every line ends in CR alone: read as one line, the front matter would seem missing.
+            throw Diagnostic.error("the file has old Mac line endings (CR only); save it with LF line endings",
+                                   at: SourceLocation(file: displayPath, line: 1, column: 1))
+        }
         let firstBad = firstInvalidUTF8(body)
         guard firstBad == nil else {
             let bad = firstBad ?? body.startIndex
@@ -286,7 +301,14 @@ public enum SourceText {
     private static let threeByteMask: SIMD16<UInt8> = [0xF0, 0xC0, 0xC0, 0xF0, 0xC0, 0xC0, 0xF0, 0xC0, 0xC0, 0xF0, 0xC0, 0xC0, 0xF0, 0xC0, 0xC0, 0]
     private static let threeBytePattern: SIMD16<UInt8> = [0xE0, 0x80, 0x80, 0xE0, 0x80, 0x80, 0xE0, 0x80, 0x80, 0xE0, 0x80, 0x80, 0xE0, 0x80, 0x80, 0]
 
-    static func reason(_ error: Error) -> String {
+    /// Why a file was not read, when the system did not refuse it.
+    public struct Refusal: Error, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
+    }
+
+    public static func reason(_ error: Error) -> String {
+        if let refusal = error as? Refusal { return refusal.message }
         if let posix = error as? POSIXError {
             switch posix.code {
             case .EACCES: return "permission denied"

@@ -270,14 +270,20 @@ enum CmarkArena {
     /// Starts a document on this thread (its nodes get their allocator from `current`). Returns
     /// whether that is the arena (then `end` frees the whole tree; else the caller frees it with
     /// `cmark_node_free`).
-    static func begin() -> Bool {
+    /// Without `useArena`, the document's nodes come from cmark's own allocator (and the caller
+    /// frees its tree), as for a nested render.
+    static func begin(useArena: Bool = true) -> Bool {
         // the key exists before anything reads it (cmark calls the allocator only inside a render)
         pthread_once(&arenaKeyOnce, createArenaKey)
         let state = currentState()
         state.pointee.depth += 1
-        state.pointee.active = state.pointee.depth == 1 ? state.pointee.mem : nil
-        return state.pointee.depth == 1
+        let arena = useArena && state.pointee.depth == 1
+        state.pointee.active = arena ? state.pointee.mem : nil
+        return arena
     }
+
+    /// Documents larger than this (bytes of Markdown) are parsed with cmark's own allocator.
+    static let largestArenaDocument = 1 << 20
 
     /// Ends the document `begin` started: every block of the arena is given back at once. No node,
     /// literal or iterator of that document may be used after this.

@@ -142,11 +142,21 @@ public struct MarkdownRenderer: Sendable {
         // UTF-8 sequences, so cmark's own UTF-8 validation (a sizeable share of its parse time) is skipped.
         let parseFlags = CMARK_OPT_DEFAULT
         // Every node of this document comes from the thread's arena, given back at once when the
-        // results below are copied out (the tree is not freed node by node).
-        let inArena = CmarkArena.begin()
-        defer { CmarkArena.end() }
+        // HTML is written (the tree is not freed node by node). A very large document uses
+        // cmark's own allocator instead: the arena keeps every buffer cmark frees while it parses
+        // (a paragraph's text once its inlines are parsed), several times the document's size.
+        let inArena = CmarkArena.begin(useArena: source.count <= CmarkArena.largestArenaDocument)
+        var tree: Node?
+        var released = false
+        func releaseTree() {
+            guard !released else { return }
+            released = true
+            if !inArena, let tree { cmark_node_free(tree) }
+            CmarkArena.end()
+        }
+        defer { releaseTree() }
         guard let doc = parseDocument(source, options: parseFlags) else { return RenderedMarkdown(html: "") }
-        defer { if !inArena { cmark_node_free(doc) } }
+        tree = doc
         if let prepass, !prepass.restoreFenceBodies(doc) { return nil }
 
         let transformer = Transformer(options: options, parseFlags: parseFlags, source: source, prepass: prepass)
@@ -154,6 +164,9 @@ public struct MarkdownRenderer: Sendable {
 
         let html = transformer.renderHTML(doc, hardBreaks: options.hardBreaks, unsafe: options.unsafeHTML)
         defer { html.deallocate() }
+        // The tree goes before the results are copied out, so that it and the copies never
+        // take memory at the same time.
+        releaseTree()
         defer { transformer.plainText.deallocate(); transformer.codeText.deallocate() }
         var plain = transformer.plainText.bytes
         while let last = plain.last, last == 0x0A || last == 0x20 { plain = UnsafeBufferPointer(rebasing: plain.dropLast()) }

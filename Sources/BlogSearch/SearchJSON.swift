@@ -45,7 +45,8 @@ struct JSONWriter {
         let n = utf8.count
         while i < n {
             let byte = utf8[i]
-            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            // `<` too: a shard inlined in a page or sniffed as HTML must not open a tag.
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "<") {
                 if clean < i { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[clean..<i])) }
                 escape(byte)
                 clean = i + 1
@@ -63,6 +64,7 @@ struct JSONWriter {
             case 0x0A: bytes.append(contentsOf: [92, UInt8(ascii: "n")])
             case 0x0D: bytes.append(contentsOf: [92, UInt8(ascii: "r")])
             case 0x09: bytes.append(contentsOf: [92, UInt8(ascii: "t")])
+            case UInt8(ascii: "<"): bytes.append(contentsOf: Array("\\u003c".utf8))
             case 0..<0x20:
                 let hex: [UInt8] = Array("0123456789abcdef".utf8)
                 bytes.append(contentsOf: [92, UInt8(ascii: "u"), 48, 48, hex[Int(byte >> 4)], hex[Int(byte & 15)]])

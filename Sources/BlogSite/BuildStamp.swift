@@ -27,7 +27,7 @@ public struct BuildStamp: Sendable, Equatable {
     public static func inputs(for options: BuildOptions) -> String {
         var hash = FNVStream()
         hash.add("blog \(BlogVersion.current)\n")
-        hash.add("drafts=\(options.includeDrafts) future=\(options.includeFuture) base=\(options.baseURL ?? "-") hashed=\(options.hashAssetNames)\n")
+        hash.add("drafts=\(options.includeDrafts) future=\(options.includeFuture) base=\(options.baseURL ?? "-") hashed=\(options.hashAssetNames) outside-links=\(options.allowOutsideLinks)\n")
         hash.add(String(defaultThemeHash, radix: 16))
         let root = options.siteDirectory.standardizedFileURL.path
         for name in ["blog.yml", "content", "static", "themes", "layouts"] {

@@ -338,6 +338,9 @@ struct FeedWriter {
         return true
     }
 
+    /// The largest post HTML a feed entry carries; a longer post's entry has its summary only.
+    static let largestEntryContent = 1 << 20
+
     /// A post's `<entry>`, the same in every feed that lists it.
     struct PreparedEntry {
         /// From `  <entry>` to `<content type="html">`.
@@ -346,14 +349,17 @@ struct FeedWriter {
         /// copied from the post into each feed (no copy of it is held here).
         var content: [UInt8]?
         var html: String
+        /// What ends the entry: `tail`, or `summaryTail` for an entry without its content.
+        var end: StaticString = PreparedEntry.tail
         static let tail: StaticString = "</content>\n  </entry>\n"
+        static let summaryTail: StaticString = "  </entry>\n"
         static let open: StaticString = "<![CDATA["
         static let close: StaticString = "]]>"
 
         /// The entry's size in bytes.
         var count: Int {
             head.count + (content?.count ?? PreparedEntry.open.utf8CodeUnitCount + html.utf8.count + PreparedEntry.close.utf8CodeUnitCount)
-                + PreparedEntry.tail.utf8CodeUnitCount
+                + end.utf8CodeUnitCount
         }
 
         func append(to out: inout [UInt8]) {
@@ -369,7 +375,7 @@ struct FeedWriter {
                 html.withUTF8 { out.append(contentsOf: $0) }
                 text(PreparedEntry.close)
             }
-            text(PreparedEntry.tail)
+            text(end)
         }
     }
 
@@ -422,8 +428,14 @@ struct FeedWriter {
             }
         }
         text("    <summary>"); escaped(post.summary)
-        text("</summary>\n    <content type=\"html\">")
         var html = post.content.html
+        if html.utf8.count > FeedWriter.largestEntryContent {
+            // Each feed that lists the post would hold a copy (the main feed and one per tag):
+            // a very long post is in its feeds by its summary and link.
+            text("</summary>\n")
+            return PreparedEntry(head: out, content: [], html: "", end: PreparedEntry.summaryTail)
+        }
+        text("</summary>\n    <content type=\"html\">")
         let content: [UInt8]? = html.withUTF8 { bytes in
             if known ?? FeedWriter.isVerbatimCDATA(bytes, rewritingRootLinks: !urls.rootLinkPrefix(absolute: true).elementsEqual("/".utf8)) {
                 return nil

@@ -120,6 +120,7 @@ public final class IncrementalBuilder: @unchecked Sendable {
                 }
                 loaded.baseURL = normalized
             }
+            if options.allowOutsideLinks { loaded.followOutsideLinks = true }
             let newTheme = try Theme.load(siteDirectory: options.siteDirectory, config: loaded, hashAssetNames: options.hashAssetNames)
             if config == nil || config!.markdownHardBreaks != loaded.markdownHardBreaks || config!.markdownUnsafe != loaded.markdownUnsafe
                 || config!.markdownMath != loaded.markdownMath || config!.timezone != loaded.timezone {
@@ -143,7 +144,8 @@ public final class IncrementalBuilder: @unchecked Sendable {
             if path.hasPrefix(root + "/static/") { return true }
             guard path.hasPrefix(contentPrefix), path.hasSuffix(".md") || path.hasSuffix(".markdown") else { return false }
             var info = stat()
-            return stat(path, &info) != 0 || (info.st_mode & S_IFMT) == S_IFREG
+            // lstat: a new link is checked by a full listing (SiteFiles), not read as it is.
+            return lstat(path, &info) != 0 || (info.st_mode & S_IFMT) == S_IFREG
         }
         // Only stale files (new, or whose stamp changed) are loaded; the cache, the sorted path list
         // and the list of loaded files are patched in place, so a rebuild after one edit costs
@@ -180,10 +182,10 @@ public final class IncrementalBuilder: @unchecked Sendable {
             }
         } else if oneShot {
             // `blog build` keeps nothing for a next build: every file is read, none needs a stamp.
-            paths = loader.markdownFiles()
+            paths = try loader.markdownFiles()
             stale = paths.map { ($0, nil) }
         } else {
-            paths = loader.markdownFiles()
+            paths = try loader.markdownFiles()
             let list = paths
             let stamps = Parallel.map(list.count, filling: nil) { IncrementalBuilder.stamp(root + "/" + list[$0]) }
             for (index, path) in paths.enumerated() {
@@ -413,7 +415,7 @@ public final class IncrementalBuilder: @unchecked Sendable {
         lap("sitemap")
 
         if staticCache == nil || touches("static") || everything {
-            staticCache = try SiteBuilder.staticFiles(options.siteDirectory)
+            staticCache = try SiteBuilder.staticFiles(options.siteDirectory, config: config)
         }
         if !staticCache!.isEmpty {
             let staticPaths = Set(staticCache!.map(\.path))
@@ -469,7 +471,7 @@ public final class IncrementalBuilder: @unchecked Sendable {
         // are remembered (a set of all 15,700 paths of a 10,000-post site cost a hash each, for
         // sites that mostly have no static/ at all). A file added to static/ during the build
         // still cannot replace an output: the writer refuses a path given twice.
-        let staticNames = Set(listFiles(options.siteDirectory.appendingPathComponent("static")))
+        let staticNames = Set(try config.siteFiles(options.siteDirectory).files(under: "static"))
         var clashing = Set<String>()
         func emit(_ files: [OutputFile]) throws {
             if !staticNames.isEmpty {
@@ -605,7 +607,7 @@ public final class IncrementalBuilder: @unchecked Sendable {
         // below is the one that frees it.
         if let garbage { DispatchQueue.global(qos: .utility).async { garbage.release() } }
         lap("search")
-        let staticFiles = try SiteBuilder.staticFiles(options.siteDirectory)
+        let staticFiles = try SiteBuilder.staticFiles(options.siteDirectory, config: config)
         try IncrementalBuilder.checkClashes(staticFiles.filter { clashing.contains($0.path) })
         try emit(staticFiles)
         lap("static")

@@ -22,6 +22,8 @@ import Glibc
 ///   temporary files and their marker in the output) is removed by the next one (`recoverLeftovers`).
 public struct OutputWriter {
     public static let manifestName = ".blog-manifest"
+    /// What a build reads from the source folder.
+    static let readFolders = ["content", "static", "layouts", "themes", "blog.yml"]
     static let manifestHeader = "# blog build manifest v1: files written by `blog build`. Do not edit."
 
     public var output: URL
@@ -67,6 +69,13 @@ public struct OutputWriter {
         }
         if outputPath == sourcePath || sourcePath.hasPrefix(outputPath + "/") {
             throw Diagnostic.error("the output folder must not be the source folder or contain it; choose another --output", at: location)
+        }
+        // A build must not write into what it reads (the next build would read its own output).
+        for name in OutputWriter.readFolders {
+            let read = OutputWriter.realPath(source.appendingPathComponent(name))
+            if outputPath == read || outputPath.hasPrefix(read + "/") {
+                throw Diagnostic.error("the output folder must not be \(name) or inside it: blog reads that; choose another --output", at: location)
+            }
         }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: output.path, isDirectory: &isDirectory) {
@@ -166,7 +175,7 @@ public struct OutputWriter {
     /// Nothing is visible in the output folder until `commit`; `abort` removes what was staged.
     public func begin() throws -> Transaction {
         try validate()
-        recoverLeftovers()
+        try recoverLeftovers()
         let exists = FileManager.default.fileExists(atPath: output.path)
         let entries = exists ? try FileManager.default.contentsOfDirectory(atPath: output.path) : []
         return try Transaction(writer: self, fresh: entries.isEmpty, outputExists: exists)
@@ -213,7 +222,10 @@ public struct OutputWriter {
     ///   (`.blog-build-PID`), which says those files are there.
     /// A name counts only with the id of a process that no longer exists, so a build running now
     /// (in this process or another) is never disturbed.
-    func recoverLeftovers() {
+    func recoverLeftovers() throws {
+        // A switch that had begun is finished first; the rest of what a killed build left is removed.
+        try SwitchJournal.recover(root: output.path, location: SourceLocation(file: output.path))
+        SwitchJournal.removeSideFolders(root: output.path)
         let parent = output.deletingLastPathComponent().path
         let prefix = OutputWriter.stagingPrefix(output: output.lastPathComponent)
         for pid in OutputWriter.goneProcesses(named: prefix, in: parent) {
@@ -233,6 +245,8 @@ public struct OutputWriter {
                 rmdir(output.path + "/" + line)
             }
             unlink(marker)
+            // A manifest written for a switch that never began.
+            unlink(output.path + "/" + OutputWriter.manifestName + ".tmp")
         }
     }
 
@@ -262,6 +276,17 @@ public struct OutputWriter {
         private var createdDirectories: [String] = []
         /// Files staged beside their targets (update mode).
         private var staged: [String] = []
+        /// Files staged in the side folder, below a folder that replaces a file (update mode).
+        private var stagedAside: [String] = []
+        /// Folders met so far, and whether each is a file the last build wrote that this build
+        /// does not (a folder takes its place).
+        private var folderBlocked: [String: Bool] = [:]
+        private var blockedFolders = Set<String>()
+        private var madeAside = Set<String>()
+        /// Paths of new files whose target is a folder now (the switch removes it first).
+        private var replacedFolders: [String] = []
+        /// The side folder of this build (`SwitchJournal.sideFolderName`).
+        private var sideRoot: String { root + "/" + SwitchJournal.sideFolderName(pid: getpid()) }
         /// Files written (on `fileQueue`) and found unchanged (on `queue`); read by `commit`.
         private var written = 0
         private var unchanged = 0
@@ -342,7 +367,7 @@ public struct OutputWriter {
                 var handedOn = false
                 defer { if !handedOn { slots.signal() } }
                 guard failure == nil else { return }
-                let toWrite: [OutputFile]
+                let toWrite: (beside: [OutputFile], aside: [OutputFile])
                 do {
                     toWrite = try prepare(files)
                 } catch {
@@ -354,7 +379,7 @@ public struct OutputWriter {
                     defer { slots.signal() }
                     guard failure == nil else { return }
                     do {
-                        try write(toWrite)
+                        try write(toWrite.beside, aside: toWrite.aside)
                     } catch {
                         setFailure(error)
                     }
@@ -382,11 +407,11 @@ public struct OutputWriter {
 
         /// Compares a batch with what is there and makes its folders (on `queue`); returns the
         /// files to write.
-        private func prepare(_ files: [OutputFile]) throws -> [OutputFile] {
+        private func prepare(_ files: [OutputFile]) throws -> (beside: [OutputFile], aside: [OutputFile]) {
             var toWrite = files
             if !fresh {
                 // Compare with what is there (on all cores); a path blog did not write before must not exist.
-                var state = [Int8](repeating: 0, count: files.count) // 0 write, 1 unchanged, 2 foreign file in the way
+                var state = [Int8](repeating: 0, count: files.count) // 0 write, 1 unchanged, 2 foreign file in the way, 3 write over a folder
                 let root = self.root
                 let oldManifest = self.oldManifest
                 OutputWriter.withFolder(root) { folder, prefix in
@@ -399,7 +424,12 @@ public struct OutputWriter {
                                 out[index] = OutputWriter.sameBytes(atPath: path, file.bytes, relativeTo: folder) ? 1 : 0
                             } else {
                                 var info = stat()
-                                out[index] = fstatat(folder, path, &info, AT_SYMLINK_NOFOLLOW) == 0 && (info.st_mode & S_IFMT) != S_IFDIR ? 2 : 0
+                                if fstatat(folder, path, &info, AT_SYMLINK_NOFOLLOW) != 0 {
+                                    out[index] = 0
+                                } else {
+                                    // A folder where a file goes: the switch replaces it if blog wrote all it holds.
+                                    out[index] = (info.st_mode & S_IFMT) == S_IFDIR ? 3 : 2
+                                }
                             }
                         }
                     }
@@ -407,12 +437,26 @@ public struct OutputWriter {
                 if let clash = state.firstIndex(of: 2) {
                     throw Diagnostic.error("\(files[clash].path) in the output folder was not written by blog and this build would replace it; move it to static/ or delete it", at: location)
                 }
-                toWrite = files.indices.filter { state[$0] == 0 }.map { files[$0] }
+                for index in state.indices where state[index] == 3 { replacedFolders.append(files[index].path) }
+                toWrite = files.indices.filter { state[$0] == 0 || state[$0] == 3 }.map { files[$0] }
                 unchanged += files.count - toWrite.count
+            }
+            var aside: [OutputFile] = []
+            if !fresh && !oldManifest.isEmpty {
+                (toWrite, aside) = splitAside(toWrite)
             }
             let knownFolders = createdDirectories.count
             try OutputWriter.makeDirectories(for: toWrite.lazy.map(\.path), under: root, made: &madeDirectories,
                                              created: &createdDirectories, location: location)
+            if !aside.isEmpty {
+                if mkdir(sideRoot, 0o755) != 0 && errno != EEXIST {
+                    throw Diagnostic.error("cannot create \(sideRoot): \(String(cString: strerror(errno)))", at: location)
+                }
+                var created: [String] = []
+                try OutputWriter.makeDirectories(for: aside.lazy.map(\.path), under: sideRoot, made: &madeAside,
+                                                 created: &created, location: location)
+                stagedAside += aside.map(\.path)
+            }
             if let marker, createdDirectories.count > knownFolders {
                 // The marker lists the folders made for new files, for the next build to remove
                 // them too should this one be killed.
@@ -422,14 +466,57 @@ public struct OutputWriter {
                 }
             }
             if !fresh { staged += toWrite.map(\.path) }
-            return toWrite
+            return (toWrite, aside)
+        }
+
+        /// Splits a batch into the files staged beside their targets and those staged in the side
+        /// folder: the ones below a folder that takes the place of a file the last build wrote
+        /// (that file is in the way of the folder until the switch removes it).
+        private func splitAside(_ files: [OutputFile]) -> (beside: [OutputFile], aside: [OutputFile]) {
+            var beside: [OutputFile] = []
+            var aside: [OutputFile] = []
+            beside.reserveCapacity(files.count)
+            for file in files {
+                // Walk up to the first folder already known; a new folder is looked up once.
+                var folder = OutputWriter.parent(of: file.path)
+                var blocked = false
+                while !folder.isEmpty {
+                    if let known = folderBlocked[folder] {
+                        blocked = blocked || known
+                        break
+                    }
+                    let isBlocked = oldManifest.contains(folder)
+                    folderBlocked[folder] = isBlocked
+                    if isBlocked { blockedFolders.insert(folder) }
+                    blocked = blocked || isBlocked
+                    folder = OutputWriter.parent(of: folder)
+                }
+                if blocked || hasBlockedAncestor(file.path) { aside.append(file) } else { beside.append(file) }
+            }
+            return (beside, aside)
+        }
+
+        /// Whether a folder above `path` is one of `blockedFolders` (answers for folders met before).
+        private func hasBlockedAncestor(_ path: String) -> Bool {
+            if blockedFolders.isEmpty { return false }
+            var folder = OutputWriter.parent(of: path)
+            while !folder.isEmpty {
+                if blockedFolders.contains(folder) { return true }
+                folder = OutputWriter.parent(of: folder)
+            }
+            return false
         }
 
         /// Writes a prepared batch's files (on `fileQueue`).
-        private func write(_ toWrite: [OutputFile]) throws {
+        private func write(_ toWrite: [OutputFile], aside: [OutputFile]) throws {
             let infos = try OutputWriter.writeAll(toWrite, root: root, suffix: suffix, location: location)
             for (file, info) in zip(toWrite, infos) where info != nil { writtenInfo[file.path] = info }
             written += toWrite.count
+            if !aside.isEmpty {
+                let infos = try OutputWriter.writeAll(aside, root: sideRoot, suffix: "", location: location)
+                for (file, info) in zip(aside, infos) where info != nil { writtenInfo[file.path] = info }
+                written += aside.count
+            }
         }
 
         /// Makes the staged site the output.
@@ -467,32 +554,25 @@ public struct OutputWriter {
                 }
                 return Summary(written: written)
             }
-            // The switch: renames only, each atomic.
-            for path in staged {
-                let target = root + "/" + path
-                if rename(target + suffix, target) != 0 {
-                    throw Diagnostic.error("cannot replace \(path): \(String(cString: strerror(errno)))", at: location)
-                }
-            }
-            staged = []
-            // Stale files, then the folders they leave empty (deepest first).
-            var emptied = Set<String>()
-            for path in stale {
-                unlink(root + "/" + path)
-                var directory = OutputWriter.parent(of: path)
-                while !directory.isEmpty {
-                    emptied.insert(directory)
-                    directory = OutputWriter.parent(of: directory)
-                }
-            }
-            for directory in emptied.sorted(by: { $0.count > $1.count }) {
-                rmdir(root + "/" + directory) // fails harmlessly when not empty
-            }
+            // The switch, planned in a journal first (see `SwitchJournal`).
+            try SwitchJournal.checkReplacedFolders(replacedFolders, stale: stale, root: root, suffix: suffix, location: location)
+            let sideFolders = blockedFolders.sorted().filter { !hasBlockedAncestor($0) }
+            let steps = SwitchJournal.plan(stale: stale, staged: staged, sideFolders: sideFolders, replacedFolders: replacedFolders)
             let sorted = ByteOrder.sorted(paths)
             if stamp != nil {
                 extra.append("# outputs \(BuildStamp.outputs(root: root, paths: sorted, known: writtenInfo))")
             }
-            try writer.writeManifest(sorted, root: root, location: location, extra: extra)
+            try writer.writeManifest(sorted, root: root, location: location, extra: extra, install: false)
+            let journal = SwitchJournal(pid: getpid(), steps: steps)
+            guard journal.write(root: root) else {
+                throw Diagnostic.error("cannot write in the output folder: \(String(cString: strerror(errno)))", at: location)
+            }
+            // From here on the switch is finished, by this build or by the next.
+            staged = []
+            stagedAside = []
+            try journal.run(root: root, replaying: false, location: location)
+            unlink(root + "/" + SwitchJournal.journalName)
+            if !blockedFolders.isEmpty { try? FileManager.default.removeItem(atPath: sideRoot) }
             if let marker { unlink(marker) }
             return Summary(written: written, unchanged: unchanged, removed: stale.count)
         }
@@ -532,6 +612,8 @@ public struct OutputWriter {
             } else {
                 for path in staged { unlink(root + "/" + path + suffix) }
                 staged = []
+                if !stagedAside.isEmpty || !madeAside.isEmpty { try? FileManager.default.removeItem(atPath: sideRoot) }
+                stagedAside = []
                 // The folders made for new files, children first (one still holding a file stays).
                 for directory in createdDirectories.reversed() { rmdir(root + "/" + directory) }
                 createdDirectories = []
@@ -541,10 +623,11 @@ public struct OutputWriter {
     }
 
     /// Writes the manifest listing `sortedPaths` (sorted once by the caller, which also stamps them).
-    func writeManifest(_ sortedPaths: [String], root: String, location: SourceLocation, extra: [String] = []) throws {
+    /// Without `install`, it is left at its name + `.tmp` (a switch's journal moves it in place).
+    func writeManifest(_ sortedPaths: [String], root: String, location: SourceLocation, extra: [String] = [], install: Bool = true) throws {
         let manifest = ([OutputWriter.manifestHeader] + extra + sortedPaths).joined(separator: "\n") + "\n"
         let target = root + "/" + OutputWriter.manifestName
-        guard OutputWriter.writeBytes(Array(manifest.utf8), toPath: target + ".tmp"), rename(target + ".tmp", target) == 0 else {
+        guard OutputWriter.writeBytes(Array(manifest.utf8), toPath: target + ".tmp"), !install || rename(target + ".tmp", target) == 0 else {
             throw Diagnostic.error("cannot write the manifest: \(String(cString: strerror(errno)))", at: location)
         }
     }

@@ -14,6 +14,9 @@ public struct BuildOptions: Sendable {
     /// Content-hashed asset names (`main.1a2b3c4d.css`) so hosts can cache them for ever. `blog serve`
     /// turns this off so that a stylesheet edit changes only the stylesheet and can be swapped in place.
     public var hashAssetNames = true
+    /// Follow symbolic links that lead out of the site folder (`--allow-outside-links`), as
+    /// `follow_outside_links: true` in blog.yml does.
+    public var allowOutsideLinks = false
 
     public init(siteDirectory: URL, includeDrafts: Bool = false, includeFuture: Bool = false, baseURL: String? = nil,
                 now: Date = Date(), hashAssetNames: Bool = true) {
@@ -63,17 +66,17 @@ public enum SiteBuilder {
         return pagePaths
     }
 
-    /// `static/` copied as is (dotfiles left out).
-    static func staticFiles(_ siteDirectory: URL) throws -> [OutputFile] {
+    /// `static/` copied as is (dotfiles left out), listed under `SiteFiles`' rules.
+    static func staticFiles(_ siteDirectory: URL, config: SiteConfig) throws -> [OutputFile] {
         let root = siteDirectory.appendingPathComponent("static")
         var files: [OutputFile] = []
         var errors: [Diagnostic] = []
-        for relative in listFiles(root) {
-            guard let data = FileManager.default.contents(atPath: root.appendingPathComponent(relative).path) else {
-                errors.append(.error("cannot read the file", at: SourceLocation(file: "static/\(relative)")))
-                continue
+        for relative in try config.siteFiles(siteDirectory).files(under: "static") {
+            do {
+                files.append(OutputFile(path: relative, bytes: try SourceText.readBytes(root.appendingPathComponent(relative).path)))
+            } catch {
+                errors.append(.error("cannot read the file: \(SourceText.reason(error))", at: SourceLocation(file: "static/\(relative)")))
             }
-            files.append(OutputFile(path: relative, bytes: [UInt8](data)))
         }
         if !errors.isEmpty { throw DiagnosticList(errors) }
         return files

@@ -41,10 +41,23 @@ public struct Theme: Sendable {
                                    at: SourceLocation(file: "blog.yml"))
         }
         var errors: [Diagnostic] = []
-        func overlay(_ directory: URL, displayPrefix: String, templatesOnly: Bool) {
-            for relative in listFiles(directory.appendingPathComponent(templatesOnly ? "" : "templates")) where relative.hasSuffix(".mustache") {
-                let display = displayPrefix + (templatesOnly ? "" : "templates/") + relative
-                let url = directory.appendingPathComponent(templatesOnly ? "" : "templates").appendingPathComponent(relative)
+        let siteFiles = config.siteFiles(siteDirectory)
+        /// The files of `folder` (relative to the site folder), with its listing's errors kept.
+        func list(_ folder: String, wanted: (String) -> Bool = { _ in true }) -> [String] {
+            do {
+                return try siteFiles.files(under: folder, wanted: wanted)
+            } catch let list as DiagnosticList {
+                errors += list.diagnostics
+                return []
+            } catch {
+                return []
+            }
+        }
+        func overlay(_ folder: String, templatesOnly: Bool) {
+            let templatesFolder = templatesOnly ? folder : folder + "/templates"
+            for relative in list(templatesFolder, wanted: { $0.hasSuffix(".mustache") }) {
+                let display = templatesFolder + "/" + relative
+                let url = siteDirectory.appendingPathComponent(display)
                 do {
                     let text = try SourceText.read(url, displayPath: display)
                     templates[String(relative.dropLast(".mustache".count))] = (text, display)
@@ -55,19 +68,22 @@ public struct Theme: Sendable {
                 }
             }
             if !templatesOnly {
-                for relative in listFiles(directory.appendingPathComponent("assets")) {
-                    if let data = FileManager.default.contents(atPath: directory.appendingPathComponent("assets").appendingPathComponent(relative).path) {
-                        assetFiles[relative] = [UInt8](data)
+                for relative in list(folder + "/assets") {
+                    let display = folder + "/assets/" + relative
+                    do {
+                        assetFiles[relative] = try SourceText.readBytes(siteDirectory.appendingPathComponent(display).path)
+                    } catch {
+                        errors.append(.error("cannot read the file: \(SourceText.reason(error))", at: SourceLocation(file: display)))
                     }
                 }
             }
         }
         var info = try ThemeInfo.parse(String(decoding: DefaultTheme.files["theme.yml"] ?? [], as: UTF8.self), path: "theme.yml", console: nil)
         if themeExists {
-            overlay(themeDirectory, displayPrefix: "themes/\(config.theme)/", templatesOnly: false)
+            overlay("themes/\(config.theme)", templatesOnly: false)
             info = try ThemeInfo.load(themeDirectory, displayPath: "themes/\(config.theme)/theme.yml") ?? ThemeInfo(name: config.theme)
         }
-        overlay(siteDirectory.appendingPathComponent("layouts"), displayPrefix: "layouts/", templatesOnly: true)
+        overlay("layouts", templatesOnly: true)
         if !errors.isEmpty { throw DiagnosticList(errors) }
         for name in requiredTemplates where templates[name] == nil {
             throw Diagnostic.error("missing template '\(name).mustache': the theme '\(config.theme)' must provide templates/\(name).mustache",
@@ -105,26 +121,6 @@ public struct Theme: Sendable {
         let name = file[..<dot] + "." + padded + file[dot...]
         return directory.isEmpty ? String(name) : directory + "/" + name
     }
-}
-
-/// Regular files below a folder, relative paths, sorted; dotfiles skipped.
-func listFiles(_ directory: URL) -> [String] {
-    var result: [String] = []
-    func walk(_ url: URL, _ prefix: String) {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: url.path) else { return }
-        for name in names where !name.hasPrefix(".") {
-            let child = url.appendingPathComponent(name)
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: child.path, isDirectory: &isDirectory) else { continue }
-            if isDirectory.boolValue {
-                walk(child, prefix + name + "/")
-            } else {
-                result.append(prefix + name)
-            }
-        }
-    }
-    walk(directory, "")
-    return result.sorted()
 }
 
 /// `theme.yml`: what a theme says about itself.

@@ -173,7 +173,7 @@ func benchMarkdown(_ args: Arguments) {
     let config = loadConfig(args.site)
     let loader = ContentLoader(siteDirectory: args.site, config: config)
     var bodies: [String] = []
-    for relative in loader.markdownFiles() {
+    for relative in ((try? loader.markdownFiles()) ?? []) {
         let url = args.site.appendingPathComponent(relative)
         guard let data = FileManager.default.contents(atPath: url.path) else { fail("cannot read \(relative)") }
         let text = String(decoding: data, as: UTF8.self)
@@ -273,7 +273,7 @@ func dumpMarkdown(_ args: Arguments) {
     for highlight in [true, false] {
         let renderer = MarkdownRenderer(options: MarkdownOptions(hardBreaks: config.markdownHardBreaks, unsafeHTML: config.markdownUnsafe,
                                                                  qiitaExtensions: true, highlightCode: highlight))
-        for relative in loader.markdownFiles() {
+        for relative in ((try? loader.markdownFiles()) ?? []) {
             let url = args.site.appendingPathComponent(relative)
             guard let data = FileManager.default.contents(atPath: url.path) else { fail("cannot read \(relative)") }
             let text = String(decoding: data, as: UTF8.self)

@@ -22,6 +22,7 @@ enum BuildCommand: BlogCommand {
         .flag("quiet", short: "q", "Print errors only."),
         .flag("timings", "Print the wall and CPU time of each build phase (phases marked + ran beside the one before)."),
         .flag("force", short: "f", "Build even when nothing changed since the last build."),
+        .flag("allow-outside-links", "Follow symbolic links that lead out of the site folder (refused\notherwise, so that a link cannot publish files from elsewhere)."),
     ]
 
     /// The last build's site, kept past `run`: `blog build` exits right after, and letting go of
@@ -40,8 +41,9 @@ enum BuildCommand: BlogCommand {
         try checkSiteFolder(source)
         let writer = OutputWriter(output: output, source: source)
         try writer.validate()
-        let options = BuildOptions(siteDirectory: source, includeDrafts: arguments.flag("drafts"),
+        var options = BuildOptions(siteDirectory: source, includeDrafts: arguments.flag("drafts"),
                                    includeFuture: arguments.flag("future"), baseURL: arguments.value("base-url"))
+        options.allowOutsideLinks = arguments.flag("allow-outside-links")
         var stamp = BuildStamp(inputs: BuildStamp.inputs(for: options))
         if !arguments.flag("force") && writer.isUpToDate(stamp) {
             if !arguments.flag("quiet") {

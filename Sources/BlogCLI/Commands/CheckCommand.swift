@@ -15,6 +15,7 @@ enum CheckCommand: BlogCommand {
         .flag("drafts", "Include drafts."),
         .flag("future", "Include posts dated in the future."),
         .value("base-url", "URL", "Override base_url from blog.yml."),
+        .flag("allow-outside-links", "Follow symbolic links that lead out of the site folder."),
     ]
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> Int32 {
@@ -23,9 +24,10 @@ enum CheckCommand: BlogCommand {
         }
         let source = context.resolve(arguments.value("source") ?? ".")
         try BuildCommand.checkSiteFolder(source)
-        let site = try SiteBuilder.build(BuildOptions(siteDirectory: source, includeDrafts: arguments.flag("drafts"),
-                                                      includeFuture: arguments.flag("future"), baseURL: arguments.value("base-url")),
-                                         console: context.console)
+        var options = BuildOptions(siteDirectory: source, includeDrafts: arguments.flag("drafts"),
+                                   includeFuture: arguments.flag("future"), baseURL: arguments.value("base-url"))
+        options.allowOutsideLinks = arguments.flag("allow-outside-links")
+        let site = try SiteBuilder.build(options, console: context.console)
         for warning in site.warnings { context.console.report(warning) }
         let broken = LinkChecker(site: site).check()
         for link in broken { context.console.printError(link.description) }

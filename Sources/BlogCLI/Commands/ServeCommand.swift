@@ -21,6 +21,7 @@ enum ServeCommand: BlogCommand {
         .flag("no-reload", "Do not inject the live-reload script."),
         .flag("open", "Open the site in the default browser."),
         .flag("timings", "Print the time each phase of every rebuild took."),
+        .flag("allow-outside-links", "Follow symbolic links that lead out of the site folder (refused\notherwise, so that a link cannot publish files from elsewhere)."),
     ]
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> Int32 {
@@ -50,9 +51,10 @@ enum ServeCommand: BlogCommand {
         }
         let host = bind == "0.0.0.0" || bind == "::" ? "localhost" : (bind.contains(":") ? "[\(bind)]" : bind)
         let localBase = "http://\(host):\(server.port)\(basePath)"
-        let builder = IncrementalBuilder(options: BuildOptions(siteDirectory: source, includeDrafts: arguments.flag("drafts"),
-                                                               includeFuture: arguments.flag("future"), baseURL: localBase,
-                                                               hashAssetNames: false))
+        var buildOptions = BuildOptions(siteDirectory: source, includeDrafts: arguments.flag("drafts"),
+                                        includeFuture: arguments.flag("future"), baseURL: localBase, hashAssetNames: false)
+        buildOptions.allowOutsideLinks = arguments.flag("allow-outside-links")
+        let builder = IncrementalBuilder(options: buildOptions)
         let showTimings = arguments.flag("timings")
         let roots = ["content", "static", "themes", "layouts", "blog.yml"].map { source.appendingPathComponent($0).path }
         let session = PreviewSession(watching: roots, store: store, console: console) { changed in
