@@ -231,9 +231,7 @@ public struct ContentLoader {
 
     /// A slug from the title that keeps Japanese; when the title has no letters, the file name.
     func derivedSlug(title: String, fileName: String) -> String {
-        var slug = Slug.make(title)
-        if slug.count > 80 { slug = String(slug.prefix(80)) }
-        while slug.hasSuffix("-") { slug.removeLast() }
+        var slug = Slug.forTitle(title)
         if slug.isEmpty {
             slug = Slug.make((fileName as NSString).deletingPathExtension)
         }

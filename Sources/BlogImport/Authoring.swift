@@ -4,8 +4,9 @@ import Foundation
 /// `blog new`: creates `content/posts/<date>-<slug>.md` with front matter filled in.
 public enum PostCreator {
     /// Creates the post and returns its path. The date is `now` in `timeZone`; the slug is
-    /// `slug` (checked: ASCII letters, digits, `-`, `_`) or derived from the title
-    /// (`Slugs.fromTitle`). Fails when the file already exists.
+    /// `slug` (checked: ASCII letters, digits, `-`, `_`) or the one the content loader derives from
+    /// the title (`Slug.forTitle`: Japanese stays Japanese), so that `new` and a hand-written file
+    /// agree. Fails when the file already exists.
     @discardableResult
     public static func newPost(title: String, tags: [String] = [], slug: String? = nil, draft: Bool = false,
                                postsDirectory: String, now: Date = Date(),
@@ -20,7 +21,8 @@ public enum PostCreator {
             }
             finalSlug = slug
         } else {
-            finalSlug = Slugs.fromTitle(trimmedTitle, date: date)
+            let derived = Slug.forTitle(trimmedTitle)
+            finalSlug = derived.isEmpty ? Slugs.fromTitle(trimmedTitle, date: date) : derived
         }
         var cleanTags: [String] = []
         for tag in tags.map({ $0.trimmingCharacters(in: .whitespaces) }) where !tag.isEmpty && !cleanTags.contains(tag) {
