@@ -149,7 +149,8 @@ final class AuthoringTests: XCTestCase {
         let path = try PostCreator.newPost(title: "SwiftUIの \"State\"", tags: ["Swift", " iOS", "Swift"], draft: true,
                                            postsDirectory: posts, now: now)
         let name = (path as NSString).lastPathComponent
-        XCTAssertTrue(name.hasPrefix("2021-05-11-swiftui-state-"), name)
+        // The slug the build derives from the title of a post without one: Japanese kept.
+        XCTAssertEqual(name, "2021-05-11-swiftuiの-state.md")
         let text = try XCTUnwrap(readFile(path))
         XCTAssertTrue(text.hasPrefix("""
             ---
