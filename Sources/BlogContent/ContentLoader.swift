@@ -151,7 +151,7 @@ public struct ContentLoader {
         if !errors.isEmpty {
             var listed = Array(errors.prefix(errorLimit))
             if errors.count > errorLimit {
-                listed.append(.error("\(errors.count - errorLimit) more errors not shown"))
+                listed.append(.error("\(Wording.count(errors.count - errorLimit, "more error")) not shown"))
             }
             throw DiagnosticList(listed + all.filter { $0.severity != .error }.prefix(errorLimit))
         }

@@ -73,7 +73,7 @@ enum ServeCommand: BlogCommand {
             for warning in result.warnings { console.report(warning) }
             if showTimings {
                 let phases = result.site.timings.map { String(format: "%@ %.1f ms", $0.phase, $0.seconds * 1000) }.joined(separator: ", ")
-                console.printError("  \(phases); \(result.renderedPages) pages rendered")
+                console.printError("  \(phases); \(Wording.count(result.renderedPages, "page")) rendered")
             }
             return SiteSnapshot(files: result.files, changedPaths: result.changedPaths)
         }
