@@ -85,7 +85,9 @@ public final class PreviewSession: @unchecked Sendable {
                 if lines.isEmpty { lines = ["build failed"] }
                 // The terminal first, then the browsers: whoever sees the overlay can also find it in the terminal.
                 console?.printError("build failed; still serving the last good version:")
-                for line in lines { console?.printError("  " + line) }
+                if let console {
+                    for line in lines { console.printError("  " + console.errorStyle.diagnostic(line, severity: .error)) }
+                }
                 store.setErrors(lines)
                 return false
             }
