@@ -41,7 +41,11 @@ public enum PostCreator {
         }
         let article = ImportedArticle(title: trimmedTitle, date: date, tags: cleanTags, draft: draft, slug: uniqueSlug,
                                       body: "", source: SourceLocation(file: "<new>"))
-        let path = (postsDirectory as NSString).appendingPathComponent(article.fileName())
+        // A Japanese slug is up to three bytes a character: the file name keeps its start only, within
+        // what every file system takes (with room for the temporary name's suffix); the URL is the slug.
+        var stem = uniqueSlug
+        while stem.utf8.count > 160 { stem.removeLast() }
+        let path = (postsDirectory as NSString).appendingPathComponent(article.fileName(slug: stem))
         if FileManager.default.fileExists(atPath: path) {
             throw Diagnostic.error("already exists; choose another --slug", at: SourceLocation(file: path))
         }

@@ -168,6 +168,20 @@ final class AuthoringTests: XCTestCase {
         XCTAssertThrowsError(try PostCreator.newPost(title: "  ", postsDirectory: posts))
     }
 
+    /// A long Japanese title: the slug is the loader's (80 characters), the file name stays short
+    /// enough for file systems' 255-byte limit.
+    func testNewPostWithALongJapaneseTitle() throws {
+        let site = try makeTemporaryDirectory(self)
+        let posts = (site as NSString).appendingPathComponent("content/posts")
+        let title = String(repeating: "長い題名の記事", count: 20)
+        let path = try PostCreator.newPost(title: title, postsDirectory: posts, now: Date(timeIntervalSince1970: 1_620_658_800))
+        let name = (path as NSString).lastPathComponent
+        XCTAssertLessThanOrEqual(name.utf8.count, 200, name)
+        XCTAssertTrue(name.hasPrefix("2021-05-11-長い題名の記事長い"), name)
+        let text = try XCTUnwrap(readFile(path))
+        XCTAssertTrue(text.contains("slug: \"\(String(title.prefix(80)))\"\n"), text)
+    }
+
     func testInitSite() throws {
         let parent = try makeTemporaryDirectory(self)
         let site = (parent as NSString).appendingPathComponent("mysite")
