@@ -69,13 +69,16 @@ public struct ParsedArguments: Sendable {
     public func allValues(_ name: String) -> [String] { values[name] ?? [] }
 
     /// Parses `arguments` against `options`. `--` ends options. `--name=value` and `--name value` both work.
-    public static func parse(_ arguments: [String], options: [OptionSpec], command: String) throws -> ParsedArguments {
+    /// `elsewhere` names, for an option this command lacks, a command that has it (for the message).
+    public static func parse(_ arguments: [String], options: [OptionSpec], command: String,
+                             elsewhere: [String: String] = [:]) throws -> ParsedArguments {
         var result = ParsedArguments()
         var index = 0
         var onlyPositionals = false
         func spec(named name: String) throws -> OptionSpec {
             if let found = options.first(where: { $0.name == name }) { return found }
-            let hint = Suggestion.hint(name, among: options.map(\.name) + ["help"], prefix: "--")
+            var hint = Suggestion.hint(name, among: options.map(\.name) + ["help"], prefix: "--")
+            if hint.isEmpty, let other = elsewhere[name] { hint = " (it is an option of 'blog \(other)')" }
             throw UsageError("unknown option '--\(name)'\(hint)", command: command)
         }
         while index < arguments.count {

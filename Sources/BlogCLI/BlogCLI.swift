@@ -48,7 +48,11 @@ public func runBlog(arguments: [String], context: CommandContext) -> Int32 {
         return ExitCode.success
     }
     do {
-        let parsed = try ParsedArguments.parse(rest, options: command.options, command: command.name)
+        var elsewhere: [String: String] = [:]
+        for other in allCommands.reversed() where other.name != command.name {
+            for option in other.options { elsewhere[option.name] = other.name }
+        }
+        let parsed = try ParsedArguments.parse(rest, options: command.options, command: command.name, elsewhere: elsewhere)
         return try command.run(parsed, context: context)
     } catch let error as UsageError {
         console.report(.error(error.message))

@@ -107,6 +107,7 @@ def test_no_colour_when_not_a_terminal_or_no_color_is_set(site):
     (["new", "--tag", "x", "t"], "unknown option '--tag' (did you mean --tags?)"),
     (["import", "--qiet"], "unknown option '--qiet' (did you mean --quiet?)"),
     (["theme", "lsit"], "unknown theme subcommand 'lsit' (did you mean list?)"),
+    (["build", "--port", "8000"], "unknown option '--port' (it is an option of 'blog serve')"),
 ])
 def test_did_you_mean(site, args, expected):
     result = run_blog(*args, cwd=site, check=False)
