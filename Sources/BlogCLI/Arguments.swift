@@ -17,6 +17,19 @@ public struct OptionSpec: Sendable {
     public static func value(_ name: String, _ valueName: String, short: Character? = nil, repeatable: Bool = false, _ help: String) -> OptionSpec {
         OptionSpec(name: name, short: short, valueName: valueName, help: help, repeatable: repeatable)
     }
+
+    /// The option's own short letter, then those `sharedShortNames` gives every option of its name.
+    public var shortNames: [Character] {
+        (short.map { [$0] } ?? []) + (OptionSpec.sharedShortNames[name] ?? []).filter { $0 != short }
+    }
+
+    /// Short letters a Hugo user reaches for, accepted by every command that has the long option.
+    static let sharedShortNames: [String: [Character]] = [
+        "drafts": ["D"],
+        "future": ["F"],
+        "base-url": ["b"],
+        "output": ["d"],
+    ]
 }
 
 /// A positional argument, for help text.
@@ -56,14 +69,16 @@ public struct ParsedArguments: Sendable {
     public func allValues(_ name: String) -> [String] { values[name] ?? [] }
 
     /// Parses `arguments` against `options`. `--` ends options. `--name=value` and `--name value` both work.
-    public static func parse(_ arguments: [String], options: [OptionSpec], command: String) throws -> ParsedArguments {
+    /// `elsewhere` names, for an option this command lacks, a command that has it (for the message).
+    public static func parse(_ arguments: [String], options: [OptionSpec], command: String,
+                             elsewhere: [String: String] = [:]) throws -> ParsedArguments {
         var result = ParsedArguments()
         var index = 0
         var onlyPositionals = false
         func spec(named name: String) throws -> OptionSpec {
             if let found = options.first(where: { $0.name == name }) { return found }
-            let close = options.map(\.name).filter { $0.hasPrefix(String(name.prefix(3))) }
-            let hint = close.isEmpty ? "" : " (did you mean --\(close[0])?)"
+            var hint = Suggestion.hint(name, among: options.map(\.name) + ["help"], prefix: "--")
+            if hint.isEmpty, let other = elsewhere[name] { hint = " (it is an option of 'blog \(other)')" }
             throw UsageError("unknown option '--\(name)'\(hint)", command: command)
         }
         while index < arguments.count {
@@ -87,8 +102,10 @@ public struct ParsedArguments: Sendable {
                 }
             } else {
                 let letters = Array(argument.dropFirst())
-                guard letters.count == 1, let option = options.first(where: { $0.short == letters[0] }) else {
-                    throw UsageError("unknown option '\(argument)'", command: command)
+                // An option's own letter wins over a shared one.
+                guard letters.count == 1, let option = options.first(where: { $0.short == letters[0] })
+                        ?? options.first(where: { $0.shortNames.contains(letters[0]) }) else {
+                    throw UsageError("unknown option '\(argument)'\(shortHint(letters, options: options))", command: command)
                 }
                 name = option.name
             }
@@ -115,5 +132,19 @@ public struct ParsedArguments: Sendable {
             }
         }
         return result
+    }
+
+    /// The letter in the other case (`-D` for `-d`), or the long option meant with one dash (`-drafts`).
+    static func shortHint(_ letters: [Character], options: [OptionSpec]) -> String {
+        if letters.count == 1 {
+            let letter = letters[0]
+            let swapped = Character(letter.isUppercase ? letter.lowercased() : letter.uppercased())
+            if let option = options.first(where: { $0.shortNames.contains(swapped) }) {
+                return " (did you mean -\(swapped), --\(option.name)?)"
+            }
+            return ""
+        }
+        // `-drafts`: one dash where two were meant.
+        return Suggestion.hint(String(letters), among: options.map(\.name), prefix: "--")
     }
 }

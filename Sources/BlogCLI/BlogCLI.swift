@@ -23,22 +23,24 @@ public func runBlog(arguments: [String], context: CommandContext) -> Int32 {
     case "-h", "--help":
         console.print(HelpText.main(allCommands))
         return ExitCode.success
-    case "--version", "-V", "version":
+    case "--version", "-v", "-V", "version":
         console.print("blog \(BlogVersion.current)")
         return ExitCode.success
     case "help":
-        if arguments.count > 1, let command = allCommands.first(where: { $0.name == arguments[1] }) {
-            console.print(HelpText.command(command))
-        } else {
+        guard arguments.count > 1 else {
             console.print(HelpText.main(allCommands))
+            return ExitCode.success
         }
+        guard let command = allCommands.first(where: { $0.name == arguments[1] }) else {
+            return unknownCommand(arguments[1], console: console)
+        }
+        console.print(HelpText.command(command))
         return ExitCode.success
     default:
         break
     }
     guard let command = allCommands.first(where: { $0.name == first }) else {
-        console.printError("error: unknown command '\(first)'. Run 'blog --help' to see the commands.")
-        return ExitCode.usage
+        return unknownCommand(first, console: console)
     }
     let rest = Array(arguments.dropFirst())
     if rest.contains("--help") || rest.contains("-h") {
@@ -46,10 +48,15 @@ public func runBlog(arguments: [String], context: CommandContext) -> Int32 {
         return ExitCode.success
     }
     do {
-        let parsed = try ParsedArguments.parse(rest, options: command.options, command: command.name)
+        var elsewhere: [String: String] = [:]
+        for other in allCommands.reversed() where other.name != command.name {
+            for option in other.options { elsewhere[option.name] = other.name }
+        }
+        let parsed = try ParsedArguments.parse(rest, options: command.options, command: command.name, elsewhere: elsewhere)
         return try command.run(parsed, context: context)
     } catch let error as UsageError {
-        console.printError("error: \(error.message)\nRun 'blog \(error.command) --help' for usage.")
+        console.report(.error(error.message))
+        console.printError("Run 'blog \(error.command) --help' for usage.")
         return ExitCode.usage
     } catch let list as DiagnosticList {
         for diagnostic in list.diagnostics { console.report(diagnostic) }
@@ -58,9 +65,21 @@ public func runBlog(arguments: [String], context: CommandContext) -> Int32 {
         console.report(diagnostic)
         return ExitCode.failure
     } catch {
-        console.printError("error: \(error)")
+        console.report(.error("\(error)"))
         return ExitCode.failure
     }
+}
+
+/// `blog biuld`: the nearest command when there is one, and where to find them all.
+private func unknownCommand(_ name: String, console: Console) -> Int32 {
+    let hint: String
+    if name.hasPrefix("-") {
+        hint = "unknown option '\(name)'" + Suggestion.hint(String(name.drop { $0 == "-" }), among: ["help", "version"], prefix: "--")
+    } else {
+        hint = "unknown command '\(name)'" + Suggestion.hint(name, among: allCommands.map { $0.name } + ["help", "version"])
+    }
+    console.report(.error("\(hint). Run 'blog --help' to see the commands."))
+    return ExitCode.usage
 }
 
 public func runBlog(arguments: [String], console: Console) -> Int32 {

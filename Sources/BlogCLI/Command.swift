@@ -67,7 +67,7 @@ enum HelpText {
         }
         text += "\nOPTIONS:\n"
         for option in command.options {
-            var left = option.short.map { "-\($0), " } ?? ""
+            var left = option.shortNames.map { "-\($0), " }.joined()
             left += "--\(option.name)"
             if let valueName = option.valueName { left += " <\(valueName.lowercased())>" }
             text += row(left, option.help)
@@ -93,7 +93,7 @@ enum HelpText {
         USAGE: blog <subcommand> [options]
 
         OPTIONS:
-          --version               Show the version.
+          -v, --version           Show the version.
           -h, --help              Show help information.
 
         SUBCOMMANDS:

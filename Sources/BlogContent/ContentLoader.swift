@@ -129,7 +129,7 @@ public struct ContentLoader {
         if !errors.isEmpty {
             var listed = Array(errors.prefix(errorLimit))
             if errors.count > errorLimit {
-                listed.append(.error("\(errors.count - errorLimit) more errors not shown"))
+                listed.append(.error("\(Wording.count(errors.count - errorLimit, "more error")) not shown"))
             }
             throw DiagnosticList(listed + all.filter { $0.severity != .error }.prefix(errorLimit))
         }
@@ -210,9 +210,7 @@ public struct ContentLoader {
 
     /// A slug from the title that keeps Japanese; when the title has no letters, the file name.
     func derivedSlug(title: String, fileName: String) -> String {
-        var slug = Slug.make(title)
-        if slug.count > 80 { slug = String(slug.prefix(80)) }
-        while slug.hasSuffix("-") { slug.removeLast() }
+        var slug = Slug.forTitle(title)
         if slug.isEmpty {
             slug = Slug.make((fileName as NSString).deletingPathExtension)
         }

@@ -11,11 +11,15 @@ public final class Console: @unchecked Sendable {
     private let errorSink: (String) -> Void
     private let lock = Mutex()
     public let errorIsTerminal: Bool
+    /// How diagnostics on the error stream are coloured (plain unless it is a terminal).
+    public let errorStyle: ConsoleStyle
 
-    public init(output: @escaping (String) -> Void, errors: @escaping (String) -> Void, errorIsTerminal: Bool = false) {
+    public init(output: @escaping (String) -> Void, errors: @escaping (String) -> Void, errorIsTerminal: Bool = false,
+                errorStyle: ConsoleStyle = .plain) {
         self.outputSink = output
         self.errorSink = errors
         self.errorIsTerminal = errorIsTerminal
+        self.errorStyle = errorStyle
     }
 
     /// The process's stdout and stderr.
@@ -23,7 +27,8 @@ public final class Console: @unchecked Sendable {
         Console(
             output: { text in fputs(text, stdout); fflush(stdout) },
             errors: { text in fputs(text, stderr) },
-            errorIsTerminal: isatty(2) != 0
+            errorIsTerminal: isatty(2) != 0,
+            errorStyle: ConsoleStyle.detect(fd: 2, environment: ConsoleStyle.processEnvironment())
         )
     }
 
@@ -48,7 +53,7 @@ public final class Console: @unchecked Sendable {
     }
 
     public func report(_ diagnostic: Diagnostic) {
-        printError(diagnostic.description)
+        printError(errorStyle.diagnostic(diagnostic.description, severity: diagnostic.severity))
     }
 }
 

@@ -22,6 +22,15 @@ public enum Slug {
         return result
     }
 
+    /// The slug of a post without `slug:` in its front matter, from its title: `make(title)`, at
+    /// most 80 characters, no trailing `-`. Empty when the title has no letters or digits.
+    public static func forTitle(_ title: String) -> String {
+        var slug = make(title)
+        if slug.count > 80 { slug = String(slug.prefix(80)) }
+        while slug.hasSuffix("-") { slug.removeLast() }
+        return slug
+    }
+
     /// Percent-encodes a path for use in an `href` (everything but unreserved ASCII and `/`).
     public static func percentEncodePath(_ path: String) -> String {
         @inline(__always) func isSafe(_ byte: UInt8) -> Bool {

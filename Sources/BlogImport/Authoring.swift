@@ -4,8 +4,9 @@ import Foundation
 /// `blog new`: creates `content/posts/<date>-<slug>.md` with front matter filled in.
 public enum PostCreator {
     /// Creates the post and returns its path. The date is `now` in `timeZone`; the slug is
-    /// `slug` (checked: ASCII letters, digits, `-`, `_`) or derived from the title
-    /// (`Slugs.fromTitle`). Fails when the file already exists.
+    /// `slug` (checked: ASCII letters, digits, `-`, `_`) or the one the content loader derives from
+    /// the title (`Slug.forTitle`: Japanese stays Japanese), so that `new` and a hand-written file
+    /// agree. Fails when the file already exists.
     @discardableResult
     public static func newPost(title: String, tags: [String] = [], slug: String? = nil, draft: Bool = false,
                                postsDirectory: String, now: Date = Date(),
@@ -20,7 +21,8 @@ public enum PostCreator {
             }
             finalSlug = slug
         } else {
-            finalSlug = Slugs.fromTitle(trimmedTitle, date: date)
+            let derived = Slug.forTitle(trimmedTitle)
+            finalSlug = derived.isEmpty ? Slugs.fromTitle(trimmedTitle, date: date) : derived
         }
         var cleanTags: [String] = []
         for tag in tags.map({ $0.trimmingCharacters(in: .whitespaces) }) where !tag.isEmpty && !cleanTags.contains(tag) {
@@ -39,7 +41,11 @@ public enum PostCreator {
         }
         let article = ImportedArticle(title: trimmedTitle, date: date, tags: cleanTags, draft: draft, slug: uniqueSlug,
                                       body: "", source: SourceLocation(file: "<new>"))
-        let path = (postsDirectory as NSString).appendingPathComponent(article.fileName())
+        // A Japanese slug is up to three bytes a character: the file name keeps its start only, within
+        // what every file system takes (with room for the temporary name's suffix); the URL is the slug.
+        var stem = uniqueSlug
+        while stem.utf8.count > 160 { stem.removeLast() }
+        let path = (postsDirectory as NSString).appendingPathComponent(article.fileName(slug: stem))
         if FileManager.default.fileExists(atPath: path) {
             throw Diagnostic.error("already exists; choose another --slug", at: SourceLocation(file: path))
         }

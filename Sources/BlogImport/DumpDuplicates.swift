@@ -77,7 +77,7 @@ enum DumpDuplicates {
                 continue
             }
             var message = "near-duplicate article \"\(base)\" (\(record.date)): \(first.source) (\"\(first.title)\") and "
-                + "\(record.source) (\"\(record.title)\") differ in \(max(removed.count, added.count)) line(s)"
+                + "\(record.source) (\"\(record.title)\") differ in \(Wording.count(max(removed.count, added.count), "line"))"
             if keepBoth {
                 message += "; both imported (--keep-duplicates)"
                 kept.append(record)

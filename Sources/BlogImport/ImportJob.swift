@@ -66,35 +66,39 @@ public enum ImportJob {
     }
 
     /// `display` turns a written file's path into the text printed for it (e.g. relative to the
-    /// working folder).
+    /// working folder). `quiet` prints errors and the summary line only (no file per line, no
+    /// warnings; the summary counts them).
     @discardableResult
     public static func run(_ source: ImportSource, options: ImportOptions, postsDirectory: String, console: Console,
-                           display: (String) -> String = { $0 }) -> ImportOutcome {
+                           quiet: Bool = false, display: (String) -> String = { $0 }) -> ImportOutcome {
         var result = read(source, options: options).deduplicated()
-        for diagnostic in result.diagnostics { console.report(diagnostic) }
+        for diagnostic in result.diagnostics where !quiet || diagnostic.severity == .error { console.report(diagnostic) }
         if result.hasErrors {
             let count = result.errors.count
-            console.printError("error: \(count) error\(count == 1 ? "" : "s") in the input; nothing was written")
+            console.report(.error("\(Wording.count(count, "error")) in the input; nothing was written"))
             return ImportOutcome(summary: ImportSummary(), diagnostics: result.diagnostics, succeeded: false)
         }
         var imageSummary: ImageSummary?
         if let images = options.images {
             let fetched = ImageFetcher(options: images).localize(result.articles, console: console)
             let commitErrors = fetched.staged.commit()
-            for diagnostic in fetched.diagnostics + commitErrors { console.report(diagnostic) }
+            for diagnostic in fetched.diagnostics + commitErrors where !quiet || diagnostic.severity == .error { console.report(diagnostic) }
             result.articles = fetched.articles
             result.diagnostics += fetched.diagnostics + commitErrors
             imageSummary = fetched.summary
         }
         let writer = ImportWriter(postsDirectory: postsDirectory, force: options.force)
         let planned = writer.plan(result.articles)
-        let bar = ProgressBar(console: console, label: "importing", total: planned.count)
+        let bar = ProgressBar(console: console, label: "importing", total: quiet ? 0 : planned.count)
         let (summary, writeDiagnostics) = writer.write(planned, progress: bar.update)
-        for diagnostic in writeDiagnostics { console.report(diagnostic) }
-        for path in summary.created { console.print("created \(display(path))") }
-        for path in summary.overwritten { console.print("overwritten \(display(path))") }
+        for diagnostic in writeDiagnostics where !quiet || diagnostic.severity == .error { console.report(diagnostic) }
+        if !quiet {
+            for path in summary.created { console.print("created \(display(path))") }
+            for path in summary.overwritten { console.print("overwritten \(display(path))") }
+        }
         if let imageSummary { console.print(imageSummary.description) }
-        console.print(summary.description)
+        let hidden = quiet ? (result.diagnostics + writeDiagnostics).filter { $0.severity == .warning }.count : 0
+        console.print(summary.description + (hidden > 0 ? " (\(Wording.count(hidden, "warning")) not shown: --quiet)" : ""))
         return ImportOutcome(summary: summary, diagnostics: result.diagnostics + writeDiagnostics, succeeded: summary.failed.isEmpty)
     }
 }

@@ -44,7 +44,7 @@ public struct QiitaCLIImporter: Sendable {
             result.diagnostics.append(.warning("no .md files in public/", at: SourceLocation(file: publicDirectory)))
         }
         if datedFromUpdatedAt > 0 {
-            result.diagnostics.append(.warning("qiita-cli files have no creation date: the date of \(datedFromUpdatedAt) article(s) is their updated_at",
+            result.diagnostics.append(.warning("qiita-cli files have no creation date: the date of \(Wording.count(datedFromUpdatedAt, "article")) is their updated_at",
                                                at: SourceLocation(file: publicDirectory)))
         }
         return result

@@ -115,7 +115,7 @@ public struct TextDumpImporter: Sendable, FileImporter {
         }
         let preamble = lines[..<firstHeader].filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
         if !preamble.isEmpty {
-            diagnostics.append(.warning("\(preamble.count) line(s) before the first article header are not part of any article and were not imported",
+            diagnostics.append(.warning("\(Wording.count(preamble.count, "line")) before the first article header, part of no article, not imported",
                                         at: source.location(line: 1)))
         }
         for (position, headerIndex) in headerIndices.enumerated() {

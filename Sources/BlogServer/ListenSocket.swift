@@ -70,7 +70,7 @@ struct ListenSocket {
             let code = errno
             close(fd)
             switch code {
-            case EADDRINUSE: throw ServerError("port \(port) is already in use (try --port N)")
+            case EADDRINUSE: throw ServerError("port \(port) is already in use (try --port N)", isPortInUse: true)
             case EACCES: throw ServerError("permission denied to use port \(port) (ports below 1024 need privileges; try --port N)")
             case EADDRNOTAVAIL: throw ServerError("address \(bind) is not available on this machine")
             default: throw ServerError("cannot bind \(bind):\(port): \(String(cString: strerror(code)))")

@@ -41,8 +41,8 @@ public final class PreviewServer: @unchecked Sendable {
         let displayHost = socket.isWildcard ? (socket.isIPv6 ? "[::1]" : "127.0.0.1") : socket.hostForURL
         self.url = "http://\(displayHost):\(socket.port)\(basePath)"
         if !socket.isLoopback {
-            console?.printError("warning: the preview server listens on \(socket.hostForURL):\(socket.port), "
-                + "which other machines can reach; use --bind 127.0.0.1 to keep it private")
+            console?.report(.warning("the preview server listens on \(socket.hostForURL):\(socket.port), "
+                + "which other machines can reach; use --bind 127.0.0.1 to keep it private"))
         }
     }
 

@@ -74,8 +74,10 @@ public final class PreviewSession: @unchecked Sendable {
                 store.setErrors([])
                 let changed = store.publish(snapshot, changedPaths: snapshot.changedPaths)
                 let ms = Int(((monotonicNow() - started) * 1000).rounded())
-                if !changedPaths.isEmpty || store.generation == 1 {
-                    console?.printError("rebuilt in \(ms) ms (\(changed.count) output file\(changed.count == 1 ? "" : "s") changed)")
+                if store.generation == 1 {
+                    console?.printError("built in \(ms) ms (\(Wording.count(snapshot.files.count, "output file")))")
+                } else if !changedPaths.isEmpty {
+                    console?.printError("rebuilt in \(ms) ms (\(Wording.count(changed.count, "output file")) changed)")
                 }
                 return true
             } catch {
@@ -83,7 +85,9 @@ public final class PreviewSession: @unchecked Sendable {
                 if lines.isEmpty { lines = ["build failed"] }
                 // The terminal first, then the browsers: whoever sees the overlay can also find it in the terminal.
                 console?.printError("build failed; still serving the last good version:")
-                for line in lines { console?.printError("  " + line) }
+                if let console {
+                    for line in lines { console.printError("  " + console.errorStyle.diagnostic(line, severity: .error)) }
+                }
                 store.setErrors(lines)
                 return false
             }

@@ -45,6 +45,11 @@ public struct ServerOptions: Sendable {
 /// A problem starting the server, with a message meant for the user.
 public struct ServerError: Error, Equatable, CustomStringConvertible {
     public var message: String
-    public init(_ message: String) { self.message = message }
+    /// Another program holds the port (a caller that chose no port may try the next one).
+    public var isPortInUse: Bool
+    public init(_ message: String, isPortInUse: Bool = false) {
+        self.message = message
+        self.isPortInUse = isPortInUse
+    }
     public var description: String { message }
 }

@@ -66,7 +66,7 @@ final class CLITests: XCTestCase {
         try write("content/posts/a.md", "---\ntitle: A post\ndate: 2020-01-01\ntags: [x]\n---\nHello\n")
         let result = run(["build", "--output", "out"])
         XCTAssertEqual(result.code, 0, result.err)
-        XCTAssertTrue(result.out.hasPrefix("Built 1 posts, 0 pages, 1 tags into "), result.out)
+        XCTAssertTrue(result.out.hasPrefix("Built 1 post, 0 pages, 1 tag into "), result.out)
         XCTAssertNotNil(read("out/posts/a-post/index.html"))
         XCTAssertNotNil(read("out/.blog-manifest"))
         let again = run(["build", "--output", "out"])

@@ -149,7 +149,8 @@ final class AuthoringTests: XCTestCase {
         let path = try PostCreator.newPost(title: "SwiftUIの \"State\"", tags: ["Swift", " iOS", "Swift"], draft: true,
                                            postsDirectory: posts, now: now)
         let name = (path as NSString).lastPathComponent
-        XCTAssertTrue(name.hasPrefix("2021-05-11-swiftui-state-"), name)
+        // The slug the build derives from the title of a post without one: Japanese kept.
+        XCTAssertEqual(name, "2021-05-11-swiftuiの-state.md")
         let text = try XCTUnwrap(readFile(path))
         XCTAssertTrue(text.hasPrefix("""
             ---
@@ -165,6 +166,20 @@ final class AuthoringTests: XCTestCase {
                                                      timeZone: TimeZone(identifier: "UTC")!))
         XCTAssertThrowsError(try PostCreator.newPost(title: "x", slug: "a/b", postsDirectory: posts))
         XCTAssertThrowsError(try PostCreator.newPost(title: "  ", postsDirectory: posts))
+    }
+
+    /// A long Japanese title: the slug is the loader's (80 characters), the file name stays short
+    /// enough for file systems' 255-byte limit.
+    func testNewPostWithALongJapaneseTitle() throws {
+        let site = try makeTemporaryDirectory(self)
+        let posts = (site as NSString).appendingPathComponent("content/posts")
+        let title = String(repeating: "長い題名の記事", count: 20)
+        let path = try PostCreator.newPost(title: title, postsDirectory: posts, now: Date(timeIntervalSince1970: 1_620_658_800))
+        let name = (path as NSString).lastPathComponent
+        XCTAssertLessThanOrEqual(name.utf8.count, 200, name)
+        XCTAssertTrue(name.hasPrefix("2021-05-11-長い題名の記事長い"), name)
+        let text = try XCTUnwrap(readFile(path))
+        XCTAssertTrue(text.contains("slug: \"\(String(title.prefix(80)))\"\n"), text)
     }
 
     func testInitSite() throws {

@@ -118,7 +118,7 @@ final class QiitaCLIImporterTests: XCTestCase {
         // Which date was used is said in warnings: mtime for the empty updated_at, updated_at for the others.
         let warnings = result.diagnostics.filter { $0.severity == .warning }.map(\.description)
         XCTAssertTrue(warnings.contains { $0.contains("my-draft.md:1: warning: updated_at is empty: the date is the file's modification time") }, "\(warnings)")
-        XCTAssertTrue(warnings.contains { $0.contains("the date of 2 article(s) is their updated_at") }, "\(warnings)")
+        XCTAssertTrue(warnings.contains { $0.contains("the date of 2 articles is their updated_at") }, "\(warnings)")
     }
 
     func testModificationTimeUsesSiteTimeZone() throws {
@@ -221,7 +221,7 @@ final class TextDumpImporterTests: XCTestCase {
         let source = try InputText(path: "d.txt", bytes: Array("stray line\n- 投稿日:2021-05-10T09:15:00+09:00\n\n- 投稿日:2021-05-11T09:15:00+09:00\nTitle\nbody\n- 投稿日:2021-05-12T09:15:00+09:00\n".utf8))
         let result = TextDumpImporter().importText(source)
         XCTAssertEqual(result.diagnostics.map(\.description), [
-            "d.txt:1: warning: 1 line(s) before the first article header are not part of any article and were not imported",
+            "d.txt:1: warning: 1 line before the first article header, part of no article, not imported",
             "d.txt:2: warning: article header has no title and no body; skipped",
             "d.txt:7: warning: article header has no title and no body; skipped",
         ])

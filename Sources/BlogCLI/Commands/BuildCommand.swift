@@ -99,9 +99,11 @@ enum BuildCommand: BlogCommand {
         }
         if !arguments.flag("quiet") {
             let model = site.model
-            context.console.print(String(format: "Built %d posts, %d pages, %d tags into %@ in %.2f s (%d files: %d written, %d unchanged, %d removed)",
-                                         model.posts.count, model.pages.count, model.tags.count, output.path, seconds,
-                                         summary.written + summary.unchanged, summary.written, summary.unchanged, summary.removed))
+            let counts = [Wording.count(model.posts.count, "post"), Wording.count(model.pages.count, "page"),
+                          Wording.count(model.tags.count, "tag")].joined(separator: ", ")
+            let files = Wording.count(summary.written + summary.unchanged, "file")
+            context.console.print(String(format: "Built %@ into %@ in %.2f s (%@: %d written, %d unchanged, %d removed)",
+                                         counts, output.path, seconds, files, summary.written, summary.unchanged, summary.removed))
         }
         keptUntilExit = site
         return ExitCode.success

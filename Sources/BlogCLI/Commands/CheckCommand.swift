@@ -33,10 +33,10 @@ enum CheckCommand: BlogCommand {
         for link in broken { context.console.printError(link.description) }
         let pages = site.files.filter { $0.path.hasSuffix(".html") }.count
         if broken.isEmpty {
-            context.console.print("Checked \(pages) pages: every internal link resolves.")
+            context.console.print("Checked \(Wording.count(pages, "page")): every internal link resolves.")
             return ExitCode.success
         }
-        context.console.print("Checked \(pages) pages: \(broken.count) broken link\(broken.count == 1 ? "" : "s").")
+        context.console.print("Checked \(Wording.count(pages, "page")): \(Wording.count(broken.count, "broken link")).")
         return ExitCode.failure
     }
 }

@@ -43,6 +43,7 @@ enum ImportCommand: BlogCommand {
     static let options: [OptionSpec] = [
         .value("source", "DIR", short: "s", "The site folder (default: the current folder)."),
         .flag("force", "Overwrite existing files whose content differs."),
+        .flag("quiet", short: "q", "Print errors and the summary line only (not every file created)."),
         .value("known-tags", "FILE", "text: tag names to find in titles and bodies, one a line (default: blog.yml import.known_tags, else a built-in list)."),
         .value("date", "DATE", "text: date of a file without header lines (2021-05-10T09:15:00+09:00 or 2021-05-10)."),
         .value("title", "TITLE", "text: title of a file without header lines (with --date)."),
@@ -128,7 +129,7 @@ enum ImportCommand: BlogCommand {
         let trap = options.images.map { ImportQiitaOptions.removeStagingOnInterrupt($0.staticDirectory) }
         defer { trap?.cancel() }
         let outcome = ImportJob.run(importSource, options: options, postsDirectory: posts, console: context.console,
-                                    display: { $0.hasPrefix(base) ? String($0.dropFirst(base.count)) : $0 })
+                                    quiet: arguments.flag("quiet"), display: { $0.hasPrefix(base) ? String($0.dropFirst(base.count)) : $0 })
         return outcome.succeeded ? ExitCode.success : ExitCode.failure
     }
 

@@ -7,7 +7,7 @@ enum InitCommand: BlogCommand {
     static let abstract = "Create a new site: blog.yml, content/posts/ with a welcome post, static/."
     static let discussion = """
     The folder is created if needed; an existing folder must be empty (hidden files such as .git
-    are fine). The new site builds right away: cd DIR && blog build.
+    are fine). Nothing is built yet; the new site builds as it is: cd DIR && blog serve (or blog build).
     """
     static let arguments = [ArgumentSpec("dir", "The folder of the new site.")]
     static let options: [OptionSpec] = [

@@ -8,8 +8,9 @@ enum NewCommand: BlogCommand {
     static let abstract = "Create a new post in content/posts/ and print its path."
     static let discussion = """
     The file is content/posts/<date>-<slug>.md, dated now in the site's time zone (blog.yml
-    'timezone', default Asia/Tokyo). Without --slug the slug is made from the title's ASCII words,
-    with a short stable hash when the title has Japanese text.
+    'timezone', default Asia/Tokyo). Without --slug the slug is made from the title as the build
+    makes it for a post without one: lowercased letters and digits of every script joined by '-'
+    ("はじめての記事" → はじめての記事, "SwiftUIのState" → swiftuiのstate).
     """
     static let arguments = [ArgumentSpec("title", "The post's title.")]
     static let options: [OptionSpec] = [

@@ -1,3 +1,4 @@
+import BlogContent
 import BlogCore
 import BlogServer
 import BlogSite
@@ -14,10 +15,11 @@ enum ServeCommand: BlogCommand {
     """
     static let options: [OptionSpec] = [
         .value("source", "DIR", short: "s", "The site folder (default: the current folder)."),
-        .value("port", "N", short: "p", "Port to listen on (default: 8080; 0 picks a free port)."),
+        .value("port", "N", short: "p", "Port to listen on (default: 8080, or the next free one when it is taken;\n0 picks any free port)."),
         .value("bind", "ADDR", "Address to bind (default: 127.0.0.1). Anything but loopback exposes\nthe preview to your network."),
         .flag("drafts", "Include drafts."),
         .flag("future", "Include posts dated in the future."),
+        .value("base-url", "URL", "Serve under this URL's path instead of base_url's from blog.yml\n(the host is always the preview server's)."),
         .flag("no-reload", "Do not inject the live-reload script."),
         .flag("open", "Open the site in the default browser."),
         .flag("timings", "Print the time each phase of every rebuild took."),
@@ -31,7 +33,7 @@ enum ServeCommand: BlogCommand {
         let console = context.console
         let source = context.resolve(arguments.value("source") ?? ".")
         try BuildCommand.checkSiteFolder(source)
-        var port = 8080
+        var port: Int?
         if let text = arguments.value("port") {
             guard let value = Int(text), (0...65535).contains(value) else {
                 throw UsageError("--port must be a number from 0 to 65535, not '\(text)'", command: name)
@@ -39,13 +41,24 @@ enum ServeCommand: BlogCommand {
             port = value
         }
         let bind = arguments.value("bind") ?? "127.0.0.1"
-        // The base path comes from blog.yml; a broken blog.yml still lets the server start.
-        let basePath = (try? BlogContentConfig.basePath(source)) ?? "/"
+        // The base path comes from --base-url or blog.yml; a broken blog.yml still lets the server start.
+        let basePath: String
+        if let override = arguments.value("base-url") {
+            guard let normalized = SiteConfig.normalizeBaseURL(override) else {
+                throw UsageError("--base-url must be an absolute http(s) URL such as https://example.com/blog/, not '\(override)'", command: name)
+            }
+            var config = SiteConfig()
+            config.baseURL = normalized
+            basePath = config.basePath
+        } else {
+            basePath = (try? BlogContentConfig.basePath(source)) ?? "/"
+        }
         let store = SiteStore()
         let server: PreviewServer
         do {
-            server = try PreviewServer(options: ServerOptions(port: port, bind: bind, liveReload: !arguments.flag("no-reload"), basePath: basePath),
-                                       store: store, console: console)
+            server = try openServer(port: port, options: ServerOptions(port: port ?? defaultPort, bind: bind, liveReload: !arguments.flag("no-reload"),
+                                                                       basePath: basePath),
+                                    store: store, console: console)
         } catch let error as ServerError {
             throw Diagnostic.error(error.message)
         }
@@ -62,7 +75,7 @@ enum ServeCommand: BlogCommand {
             for warning in result.warnings { console.report(warning) }
             if showTimings {
                 let phases = result.site.timings.map { String(format: "%@ %.1f ms", $0.phase, $0.seconds * 1000) }.joined(separator: ", ")
-                console.printError("  \(phases); \(result.renderedPages) pages rendered")
+                console.printError("  \(phases); \(Wording.count(result.renderedPages, "page")) rendered")
             }
             return SiteSnapshot(files: result.files, changedPaths: result.changedPaths)
         }
@@ -80,6 +93,31 @@ enum ServeCommand: BlogCommand {
         session.stop()
         server.stop()
         return ExitCode.success
+    }
+
+    static let defaultPort = 8080
+
+    /// Binds `port` when one was asked for (taken is an error); else the default port or, when
+    /// another program holds it, the next free one after it, saying which.
+    static func openServer(port: Int?, options: ServerOptions, store: SiteStore, console: Console) throws -> PreviewServer {
+        if port != nil { return try PreviewServer(options: options, store: store, console: console) }
+        var options = options
+        for candidate in defaultPort..<(defaultPort + 100) {
+            options.port = candidate
+            do {
+                let server = try PreviewServer(options: options, store: store, console: console)
+                if candidate != defaultPort {
+                    console.report(Diagnostic(.note, "port \(defaultPort) is in use; serving on port \(candidate) instead (--port N chooses one)"))
+                }
+                return server
+            } catch let error as ServerError where error.isPortInUse {
+                continue
+            }
+        }
+        options.port = 0
+        let server = try PreviewServer(options: options, store: store, console: console)
+        console.report(Diagnostic(.note, "ports \(defaultPort)–\(defaultPort + 99) are in use; serving on port \(server.port) instead"))
+        return server
     }
 
     static func openBrowser(_ url: String, console: Console) {

@@ -58,7 +58,8 @@ enum ThemeCommand: BlogCommand {
             }
             return ExitCode.success
         case let other?:
-            throw UsageError("unknown theme subcommand '\(other)' (use 'new' or 'list')", command: name)
+            let hint = Suggestion.hint(other, among: ["new", "list"])
+            throw UsageError("unknown theme subcommand '\(other)'\(hint); use 'new NAME' or 'list'", command: name)
         case nil:
             throw UsageError("missing theme subcommand (use 'new NAME' or 'list')", command: name)
         }
