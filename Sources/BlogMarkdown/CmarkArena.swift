@@ -1,6 +1,8 @@
 import CCmark
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 // A per-thread bump allocator for libcmark, so that one `render` call costs a few pointer bumps

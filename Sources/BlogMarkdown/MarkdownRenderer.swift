@@ -2,6 +2,8 @@ import BlogCore
 import CCmark
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Options for rendering one document.

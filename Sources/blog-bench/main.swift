@@ -20,6 +20,8 @@ import CCmark
 import Foundation
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 // MARK: - Small helpers
@@ -690,7 +692,11 @@ func benchFiles(_ args: Arguments) {
     let zeros = [UInt8](repeating: 0, count: files.map(\.size).max() ?? 0)
     func usage() -> (user: Double, system: Double) {
         var r = rusage()
+        #if canImport(Glibc)
         getrusage(RUSAGE_SELF.rawValue, &r)
+        #else
+        getrusage(RUSAGE_SELF, &r)
+        #endif
         func s(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
         return (s(r.ru_utime), s(r.ru_stime))
     }
@@ -743,6 +749,7 @@ func benchFiles(_ args: Arguments) {
 /// memory already mapped is the bandwidth for comparison. Under a hypervisor that takes a guest's
 /// free memory back (free page reporting, ballooning), the first round pays for the host to hand
 /// the memory over again (docs/benchmarks.md, "Ninth round" and "Twenty-second round").
+#if os(Linux)
 func benchMemory(_ argv: [String]) {
     let usage = "usage: blog-bench memory [MB]   (default 512)"
     if argv.contains("-h") || argv.contains("--help") { say(usage); exit(0) }
@@ -799,12 +806,17 @@ func benchMemory(_ argv: [String]) {
         ("small_first_touch_ms_per_mb", .number(perMB(small))), ("memset_ms_per_mb", .number(perMB(fill))),
     ]))
 }
+#endif
 
 // MARK: - main
 
 if CommandLine.arguments.dropFirst().first == "memory" {
+    #if os(Linux)
     benchMemory(Array(CommandLine.arguments.dropFirst(2)))
     exit(0)
+    #else
+    fail("blog-bench memory measures Linux's transparent huge pages")
+    #endif
 }
 let arguments = Arguments(Array(CommandLine.arguments.dropFirst()))
 switch arguments.command {

@@ -21,6 +21,7 @@ enum ServeCommand: BlogCommand {
         .flag("no-reload", "Do not inject the live-reload script."),
         .flag("open", "Open the site in the default browser."),
         .flag("timings", "Print the time each phase of every rebuild took."),
+        .flag("poll", "Notice file changes by checking every file a few times a second instead\nof the system's notifications (for network and container file systems)."),
     ]
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> Int32 {
@@ -55,7 +56,8 @@ enum ServeCommand: BlogCommand {
                                                                hashAssetNames: false))
         let showTimings = arguments.flag("timings")
         let roots = ["content", "static", "themes", "layouts", "blog.yml"].map { source.appendingPathComponent($0).path }
-        let session = PreviewSession(watching: roots, store: store, console: console) { changed in
+        let session = PreviewSession(watching: roots, store: store,
+                                     watchMethod: arguments.flag("poll") ? .polling : .native, console: console) { changed in
             let result = try builder.rebuild(changed: changed)
             for warning in result.warnings { console.report(warning) }
             if showTimings {
