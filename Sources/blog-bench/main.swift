@@ -115,7 +115,7 @@ struct Arguments {
     var extra: [String] = []
 
     init(_ argv: [String]) {
-        let usage = "usage: blog-bench <markdown|templates|search|http> SITE_DIR [--passes N] [--query Q]...\n"
+        let usage = "usage: blog-bench <markdown|templates|search|http|watch> SITE_DIR [--passes N] [--query Q]...\n"
             + "       blog-bench markdown-dump SITE_DIR OUT_FILE\n       blog-bench files BUILT_SITE NEW_DIR\n"
             + "       blog-bench memory [MB]"
         var positionals: [String] = []
@@ -826,5 +826,6 @@ case "templates": benchTemplates(arguments)
 case "search": benchSearch(arguments)
 case "http": benchHTTP(arguments)
 case "files": benchFiles(arguments)
-default: fail("unknown benchmark '\(arguments.command)'; use markdown, markdown-dump, templates, search, http, files or memory", code: 64)
+case "watch": benchWatch(arguments)
+default: fail("unknown benchmark '\(arguments.command)'; use markdown, markdown-dump, templates, search, http, files, watch or memory", code: 64)
 }
