@@ -129,9 +129,15 @@ public enum SourceText {
 
     /// A String from bytes already known to be valid UTF-8 (nil only for an empty buffer's base).
     @inline(__always)
-    static func stringFromValidUTF8(_ buffer: UnsafeBufferPointer<UInt8>) -> String? {
+    public static func stringFromValidUTF8(_ buffer: UnsafeBufferPointer<UInt8>) -> String? {
         guard buffer.count > 0 else { return "" }
-        return String(copying: unsafe UTF8Span(unchecked: unsafe Span(_unsafeElements: buffer)))
+        #if !BLOG_PORTABLE
+        if #available(macOS 26, iOS 26, *) {
+            return String(copying: unsafe UTF8Span(unchecked: unsafe Span(_unsafeElements: buffer)))
+        }
+        #endif
+        // Without UTF8Span (before macOS 26): the standard library validates the bytes once more.
+        return String(decoding: buffer, as: UTF8.self)
     }
 
     /// Index of the first byte that starts an invalid UTF-8 sequence, or nil. Overlong forms,

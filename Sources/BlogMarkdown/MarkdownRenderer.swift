@@ -125,12 +125,8 @@ public struct MarkdownRenderer: Sendable {
         // The bytes come from a Swift String (always valid UTF-8) and the pre-pass only inserts whole
         // UTF-8 sequences, so cmark's own UTF-8 validation (a sizeable share of its parse time) is skipped.
         let parseFlags = CMARK_OPT_DEFAULT
-        // Every node of this document comes from the thread's arena, given back at once when the
-        // results below are copied out (the tree is not freed node by node).
-        let inArena = CmarkArena.begin()
-        defer { CmarkArena.end() }
         guard let doc = parseDocument(source, options: parseFlags) else { return RenderedMarkdown(html: "") }
-        defer { if !inArena { cmark_node_free(doc) } }
+        defer { cmark_node_free(doc) }
         if let prepass, !prepass.restoreFenceBodies(doc) { return nil }
 
         let transformer = Transformer(options: options, parseFlags: parseFlags, source: source, prepass: prepass)
