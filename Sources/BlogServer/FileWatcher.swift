@@ -24,15 +24,6 @@ public final class FileWatcher: @unchecked Sendable {
         case polling
     }
 
-    /// Whether `.native` watches with system notifications here (false: it polls).
-    public static var hasNotifications: Bool {
-        #if os(Linux) && !BLOG_PORTABLE
-        true
-        #else
-        false
-        #endif
-    }
-
     public let roots: [String]
     public let debounce: Double
     public let method: Method

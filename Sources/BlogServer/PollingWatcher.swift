@@ -77,9 +77,6 @@ final class PollingWatcher: WatchBackend, @unchecked Sendable {
 
     var watchedFolderCount: Int { lock.withLock { entries.values.reduce(0) { $0 + ($1.isFolder ? 1 : 0) } } }
 
-    /// How long the last scan took (seconds).
-    var lastScanDuration: Double { lock.withLock { lastScanSeconds } }
-
     private func run(wake: WakePipe) {
         var batch = ChangeBatch(debounce: debounce)
         while true {

@@ -27,12 +27,12 @@ func benchWatch(_ args: Arguments) {
         var changed = original
         changed.append(contentsOf: Array("\n<!-- \(pass) -->\n".utf8))
         let written = monotonicSeconds()
-        FileManager.default.createFile(atPath: edited, contents: changed)
+        _ = FileManager.default.createFile(atPath: edited, contents: changed)
         guard reported.wait(timeout: .now() + 10) == .success else { fail("watch: the edit was not reported within 10 s") }
         latencies.append(monotonicSeconds() - written)
         usleep(300_000)
     }
-    FileManager.default.createFile(atPath: edited, contents: original)
+    _ = FileManager.default.createFile(atPath: edited, contents: original)
     watcher.stop()
     let median = latencies.sorted()[latencies.count / 2]
     say(String(format: "    watch --poll %@: first scan %.0f ms (%.0f ms CPU), idle %.1f %% of a core, an edit reported in %.0f ms (median of %d)",
