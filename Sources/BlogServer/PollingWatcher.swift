@@ -11,8 +11,9 @@ import BlogCore
 /// modification time changed, or is so recent that a name added within the same clock tick could
 /// not have changed it yet; a file counts as changed when its size, modification time, inode or type
 /// did (a save by rename brings a new inode). The pause between scans is at least `interval` and at
-/// least `costFactor` times what the last scan took, so the watcher keeps to a small share of one
-/// core however large the site is.
+/// least `costFactor` times the CPU time the last scan took (CPU, not wall time: on a busy machine
+/// a scan waits without costing), so the watcher keeps to a small share of one core however large
+/// the site is.
 final class PollingWatcher: WatchBackend, @unchecked Sendable {
     /// What a scan remembers of one path.
     private struct Entry: Equatable {
@@ -21,8 +22,10 @@ final class PollingWatcher: WatchBackend, @unchecked Sendable {
         var seconds: Int
         var nanoseconds: Int
         var inode: UInt64
-        /// A folder's wanted names, when it is a folder.
+        /// A folder's wanted names (whole paths), when it is a folder.
         var names: [String]?
+        /// When a folder's names were read (wall clock, seconds).
+        var readAt = 0.0
 
         static func == (a: Entry, b: Entry) -> Bool {
             a.isFolder == b.isFolder && a.size == b.size && a.seconds == b.seconds && a.nanoseconds == b.nanoseconds
@@ -32,10 +35,12 @@ final class PollingWatcher: WatchBackend, @unchecked Sendable {
 
     /// The shortest pause between scans (seconds).
     static let interval = 0.1
-    /// The pause is at least this many times the last scan's duration.
+    /// The pause is at least this many times the last scan's CPU time.
     static let costFactor = 20.0
-    /// A folder changed less than this long ago (seconds) is read again on every scan.
-    static let recentWindow = 2.0
+    /// A folder whose names were read less than this long (seconds) after its last change is read
+    /// again: a name added within the same tick of a coarse file system clock (or a 1 s one) would
+    /// not have moved its modification time.
+    static let racyWindow = 1.0
 
     private let scope: WatchScope
     private let debounce: Double
@@ -94,12 +99,12 @@ final class PollingWatcher: WatchBackend, @unchecked Sendable {
 
     /// One scan over every root: what changed since the last one goes into `changed`.
     private func scanAll(reporting changed: inout Set<String>) {
-        let started = monotonicNow()
+        let started = threadCPUTime()
         let now = wallClock()
         for root in scope.roots {
             scan(root, now: now, changed: &changed)
         }
-        lastScanSeconds = monotonicNow() - started
+        lastScanSeconds = threadCPUTime() - started
     }
 
     /// Compares `path` (and, for a folder, what is inside) with the last scan.
@@ -118,15 +123,21 @@ final class PollingWatcher: WatchBackend, @unchecked Sendable {
             return scan(path, now: now, changed: &changed)
         }
         guard entry.isFolder else {
-            if entry != old { changed.insert(path) }
-            entries[path] = entry
+            // Most scans find most files unchanged: no write for them.
+            if entry != old {
+                changed.insert(path)
+                entries[path] = entry
+            }
             return
         }
-        // A folder: its names when it is new or changed (or changed too recently to tell).
+        // A folder: its names when it is new or changed (or was read too soon after a change to tell).
         let stamp = Double(entry.seconds) + Double(entry.nanoseconds) / 1e9
         var names = old?.names ?? []
-        if old == nil || entry != old || now - stamp < PollingWatcher.recentWindow {
-            names = WatchScope.names(in: path).map { path + "/" + $0 }.filter { scope.isWanted($0) }.sorted()
+        entry.readAt = old?.readAt ?? 0
+        if old == nil || entry != old || entry.readAt - stamp < PollingWatcher.racyWindow {
+            entry.readAt = now
+            // Inside a watched folder: only the ignore rule can drop a name.
+            names = WatchScope.names(in: path).map { path + "/" + $0 }.filter { !scope.ignore($0) }
             if old == nil {
                 // A folder that appeared: it and everything in it are new (at start nothing is reported).
                 changed.insert(path)
@@ -154,6 +165,12 @@ final class PollingWatcher: WatchBackend, @unchecked Sendable {
         let time = info.modificationTime
         return Entry(isFolder: info.st_mode & S_IFMT == S_IFDIR, size: Int64(info.st_size), seconds: Int(time.tv_sec),
                      nanoseconds: Int(time.tv_nsec), inode: UInt64(info.st_ino), names: nil)
+    }
+
+    private func threadCPUTime() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 
     private func wallClock() -> Double {
