@@ -1,24 +1,35 @@
 // swift-tools-version:5.10
 // blog: a static site generator for Qiita-style technical archives.
 // Module layout: see README.md ("Source layout"). No dependency outside this package:
-// the C libraries come from Debian packages through systemLibrary targets.
+// the C libraries come from Debian (apt) or Homebrew packages through systemLibrary targets.
 import PackageDescription
+
+// Homebrew's mimalloc has a pkg-config file (it is how its Homebrew prefix is found); Debian's has
+// none and needs none (its header and library are in the default paths).
+#if os(macOS)
+let mimallocPkgConfig: String? = "mimalloc"
+#else
+let mimallocPkgConfig: String? = nil
+#endif
 
 let package = Package(
     name: "blog",
+    // Synchronization's Mutex and Atomic need macOS 15.
+    platforms: [.macOS("15.0")],
     products: [
         .executable(name: "blog", targets: ["blog"]),
     ],
     targets: [
-        // C libraries from Debian, wrapped once.
+        // C libraries from Debian or Homebrew, wrapped once.
         .systemLibrary(name: "CCmark", path: "Sources/CCmark", pkgConfig: "libcmark",
-                       providers: [.apt(["libcmark-dev"])]),
+                       providers: [.apt(["libcmark-dev"]), .brew(["cmark"])]),
         .systemLibrary(name: "CYaml", path: "Sources/CYaml", pkgConfig: "yaml-0.1",
-                       providers: [.apt(["libyaml-dev"])]),
+                       providers: [.apt(["libyaml-dev"]), .brew(["libyaml"])]),
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
-                       providers: [.apt(["libmicrohttpd-dev"])]),
-        // The allocator the blog program links: its malloc replaces glibc's (see HugePages).
-        .systemLibrary(name: "CMimalloc", path: "Sources/CMimalloc", providers: [.apt(["libmimalloc-dev"])]),
+                       providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]),
+        // The allocator the blog program links: its malloc replaces the system's (see HugePages).
+        .systemLibrary(name: "CMimalloc", path: "Sources/CMimalloc", pkgConfig: mimallocPkgConfig,
+                       providers: [.apt(["libmimalloc-dev"]), .brew(["mimalloc"])]),
         // HTTP GET through libcurl, loaded on first use (its headers come from libcurl4-openssl-dev).
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
 
@@ -44,7 +55,7 @@ let package = Package(
         .target(name: "DefaultTheme", plugins: ["EmbedTheme"]),
         // Assembly, rendering, feeds, indexes, output.
         .target(name: "BlogSite", dependencies: ["BlogCore", "BlogYAML", "BlogContent", "BlogMustache", "BlogSearch", "DefaultTheme"]),
-        // The preview server: libmicrohttpd, inotify, live reload.
+        // The preview server: libmicrohttpd, file watching (inotify or polling), live reload.
         .target(name: "BlogServer", dependencies: ["BlogCore", "CMicroHTTPD"]),
         // Commands, argument parsing, help, exit codes.
         .target(name: "BlogCLI", dependencies: ["BlogCore", "BlogContent", "BlogSite", "BlogServer", "BlogImport", "DefaultTheme"]),

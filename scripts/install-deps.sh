@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what blog needs on Debian 12, only what is missing.
+# Installs what blog needs on Debian 12 (apt) or macOS (Homebrew), only what is missing.
 #   scripts/install-deps.sh          build dependencies (C libraries, pkg-config)
 #   scripts/install-deps.sh test     also the test tools (Chromium, its driver, a Japanese font for
 #                                    looking at pages, Java, Python packages, KaTeX for
@@ -7,6 +7,26 @@
 #   scripts/install-deps.sh bench    also the benchmark peers (hugo, valgrind, hyperfine)
 # apt-get is used when a package is missing; sudo only when not root.
 set -euo pipefail
+
+if [ "$(uname -s)" = Darwin ]; then
+  # The same C libraries from Homebrew; the Swift toolchain comes with Xcode.
+  formulae=(pkg-config cmark libyaml libmicrohttpd mimalloc)
+  missing=()
+  for formula in "${formulae[@]}"; do
+    brew list --versions "$formula" >/dev/null 2>&1 || missing+=("$formula")
+  done
+  if [ "${#missing[@]}" -gt 0 ]; then
+    command -v brew >/dev/null 2>&1 || { echo "install-deps: missing ${missing[*]}; install Homebrew (https://brew.sh) or them by hand" >&2; exit 1; }
+    echo "install-deps: brew install ${missing[*]}" >&2
+    brew install "${missing[@]}"
+  fi
+  if [ "${1:-}" != "" ]; then
+    echo "install-deps: the '$1' tools are installed on Debian only; on macOS 'make build' and 'swift test' work" >&2
+    exit 1
+  fi
+  command -v swift >/dev/null 2>&1 || { echo "install-deps: the Swift 6 toolchain is required (install Xcode)" >&2; exit 1; }
+  exit 0
+fi
 
 # libcurl4-openssl-dev: the headers of libcurl, which blog loads only when it fetches (blog import qiita).
 want=(pkg-config libcmark-dev libyaml-dev libmicrohttpd-dev libmimalloc-dev libcurl4-openssl-dev)

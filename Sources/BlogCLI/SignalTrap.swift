@@ -1,6 +1,8 @@
 import Dispatch
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Runs a handler on a queue (not in a signal handler, so it may lock, allocate and touch files)
@@ -10,7 +12,7 @@ import Glibc
 /// stop on it (as the end-to-end tests do). `cancel` puts back what each signal did before.
 final class SignalTrap {
     /// The signals caught, each with what it did before.
-    private var signals: [(number: Int32, previous: __sighandler_t?)] = []
+    private var signals: [(number: Int32, previous: (@convention(c) (Int32) -> Void)?)] = []
     private var sources: [DispatchSourceSignal] = []
 
     init(_ signals: [Int32], queue: DispatchQueue = .global(), handler: @escaping @Sendable (Int32) -> Void) {

@@ -352,7 +352,7 @@ public struct Post: Sendable {
         // validating again (`String(decoding:)` cost ~10 instructions a byte here).
         let result = UnsafeBufferPointer(start: out, count: length)
         assert(String(validating: result, as: UTF8.self) != nil, "excerpt produced invalid UTF-8")
-        return String(copying: unsafe UTF8Span(unchecked: unsafe Span(_unsafeElements: result)))
+        return SourceText.stringFromValidUTF8(result) ?? ""
     }
 
     /// Minutes to read: Japanese counted by characters (500 a minute), other text by words (200 a minute).

@@ -3,6 +3,8 @@ import BlogMarkdown
 import Foundation
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Loads `content/`: reads every Markdown file, parses front matter, renders Markdown on all cores.
@@ -97,18 +99,14 @@ public struct ContentLoader {
         let renderer = markdownRenderer()
         let root = folderPath
         var results = [LoadedFile?](repeating: nil, count: files.count)
-        // Once a file is found out of the page cache, the next ones are read ahead (see ReadAhead).
-        let readAhead = ReadAhead(root: root, paths: files)
-        defer { readAhead.stop() }
         results.withUnsafeMutableBufferPointer { buffer in
             let out = buffer
             DispatchQueue.concurrentPerform(iterations: files.count) { index in
-                readAhead.reached(index)
                 var found: [Diagnostic] = []
                 var pending: PendingBody?
                 let loaded = withUnsafeMutablePointer(to: &pending) { slot in
                     loadFile(files[index], root: root, renderer: renderer, diagnostics: &found,
-                             deferring: deferringPostBodies ? slot : nil, uncached: { readAhead.missed(at: index) })
+                             deferring: deferringPostBodies ? slot : nil)
                 }
                 var file = LoadedFile(path: files[index], post: nil, page: nil, diagnostics: found, pendingBody: pending)
                 switch loaded {
@@ -141,15 +139,14 @@ public struct ContentLoader {
         try collect(loadFiles(try markdownFiles()))
     }
 
-    /// `uncached`: called when the file was not in the page cache. With `deferring`, a post's body
-    /// is not rendered but stored there (the post gets an empty one).
+    /// With `deferring`, a post's body is not rendered but stored there (the post gets an empty one).
     func loadFile(_ path: String, root: String, renderer: MarkdownRenderer, diagnostics: inout [Diagnostic],
-                  deferring pending: UnsafeMutablePointer<PendingBody?>? = nil, uncached: (() -> Void)? = nil) -> Loaded {
+                  deferring pending: UnsafeMutablePointer<PendingBody?>? = nil) -> Loaded {
         // The file stays bytes: the front matter is cut from them and the body rendered from them.
         let text: [UInt8]
         let document: (yaml: Range<Int>?, yamlFirstLine: Int, bodyOffset: Int, bodyFirstLine: Int)
         do {
-            text = try SourceText.readUTF8(path: root + path, displayPath: path, maxBytes: config.maxFileBytes, uncached: uncached)
+            text = try SourceText.readUTF8(path: root + path, displayPath: path, maxBytes: config.maxFileBytes)
             document = try text.withUnsafeBufferPointer { try SplitDocument.splitRanges(utf8: $0, path: path) }
         } catch let diagnostic as Diagnostic {
             diagnostics.append(diagnostic)

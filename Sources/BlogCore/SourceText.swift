@@ -1,17 +1,11 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 #if arch(x86_64) && canImport(_Builtin_intrinsics)
 import _Builtin_intrinsics.intel
-#endif
-
-#if canImport(Glibc)
-// Not in the Glibc module (its header wants _GNU_SOURCE).
-@_silgen_name("preadv2")
-private func glibcPreadv2(_ fd: Int32, _ iov: UnsafePointer<iovec>, _ count: Int32, _ offset: Int, _ flags: Int32) -> Int
-/// RWF_NOWAIT (linux/fs.h): fail with EAGAIN rather than wait for the disk.
-private let readWithoutWaiting: Int32 = 8
 #endif
 
 /// Reading user files as text: strict UTF-8 with the place of the first bad byte,
@@ -33,11 +27,9 @@ public enum SourceText {
     }
 
     /// A file's bytes, read straight into an array (no `Data` in between).
-    /// `uncached` is called when the file's start was not in the page cache (the first read is
-    /// then asked not to wait, which costs nothing when it is: see `ReadAhead`).
     /// Only regular files are read (a FIFO would wait for a writer, a device never ends), and
     /// none larger than `maxBytes`: both are `Refusal`s.
-    public static func readBytes(_ path: String, maxBytes: Int = Int.max, uncached: (() -> Void)? = nil) throws -> [UInt8] {
+    public static func readBytes(_ path: String, maxBytes: Int = Int.max) throws -> [UInt8] {
         // Non-blocking, so that opening a FIFO does not wait; cleared again for a regular file.
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
@@ -61,24 +53,8 @@ public enum SourceText {
         // byte and is read on to its end; one that shrank is read until a read returns 0.
         var bytes = try [UInt8](unsafeUninitializedCapacity: size + 1) { buffer, initialized in
             defer { initialized = filled }
-            var probe = uncached != nil
             while filled <= size {
-                var count: Int
-                if probe {
-                    probe = false
-                    // Offset -1: from the file's position, which moves on, as read(2) does.
-                    var part = iovec(iov_base: UnsafeMutableRawPointer(buffer.baseAddress!), iov_len: size + 1)
-                    count = glibcPreadv2(fd, &part, 1, -1, readWithoutWaiting)
-                    if count < 0 {
-                        // EAGAIN: not in memory (the kernel has started reading it). Anything
-                        // else (a kernel or file system without the flag): no answer. Either
-                        // way, a plain read follows.
-                        if errno == EAGAIN { uncached!() }
-                        continue
-                    }
-                } else {
-                    count = Glibc.read(fd, buffer.baseAddress! + filled, size + 1 - filled)
-                }
+                let count = systemRead(fd, buffer.baseAddress! + filled, size + 1 - filled)
                 if count < 0 {
                     if errno == EINTR { continue }
                     throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
@@ -97,7 +73,7 @@ public enum SourceText {
         if !atEnd {
             try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4096) { chunk in
                 while true {
-                    let count = Glibc.read(fd, chunk.baseAddress!, chunk.count)
+                    let count = systemRead(fd, chunk.baseAddress!, chunk.count)
                     if count < 0 {
                         if errno == EINTR { continue }
                         throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
@@ -113,10 +89,10 @@ public enum SourceText {
     /// `read(path:displayPath:)` as bytes: the file's UTF-8, checked like `read`, with the
     /// byte-order mark dropped and CRLF folded, and no String made (copying a file into a String
     /// costs about an instruction a byte) for callers that work on the bytes.
-    public static func readUTF8(path: String, displayPath: String, maxBytes: Int = Int.max, uncached: (() -> Void)? = nil) throws -> [UInt8] {
+    public static func readUTF8(path: String, displayPath: String, maxBytes: Int = Int.max) throws -> [UInt8] {
         let bytes: [UInt8]
         do {
-            bytes = try readBytes(path, maxBytes: maxBytes, uncached: uncached)
+            bytes = try readBytes(path, maxBytes: maxBytes)
         } catch {
             throw Diagnostic.error("cannot read the file: \(reason(error))", at: SourceLocation(file: displayPath))
         }
@@ -168,9 +144,15 @@ public enum SourceText {
 
     /// A String from bytes already known to be valid UTF-8 (nil only for an empty buffer's base).
     @inline(__always)
-    static func stringFromValidUTF8(_ buffer: UnsafeBufferPointer<UInt8>) -> String? {
+    public static func stringFromValidUTF8(_ buffer: UnsafeBufferPointer<UInt8>) -> String? {
         guard buffer.count > 0 else { return "" }
-        return String(copying: unsafe UTF8Span(unchecked: unsafe Span(_unsafeElements: buffer)))
+        #if !BLOG_PORTABLE
+        if #available(macOS 26, iOS 26, *) {
+            return String(copying: unsafe UTF8Span(unchecked: unsafe Span(_unsafeElements: buffer)))
+        }
+        #endif
+        // Without UTF8Span (before macOS 26): the standard library validates the bytes once more.
+        return String(decoding: buffer, as: UTF8.self)
     }
 
     /// Index of the first byte that starts an invalid UTF-8 sequence, or nil. Overlong forms,

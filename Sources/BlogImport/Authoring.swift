@@ -61,12 +61,14 @@ public enum PostCreator {
 
 /// `blog init`: a new site that builds right away.
 public enum SiteScaffold {
-    /// Creates `blog.yml`, `content/posts/<today>-welcome.md` and `static/` in `directory`
+    /// Creates `blog.yml`, `content/posts/<today>-welcome.md`, `static/`, `.gitignore` and, with
+    /// `workflow`, the GitHub Pages workflow using `action` (`PublishingFiles`) in `directory`
     /// (created if missing). Fails, touching nothing, when `directory` exists and is not empty
     /// (hidden entries such as `.git` are allowed). Returns the created paths.
     @discardableResult
     public static func initSite(at directory: String, title: String = "My Blog", now: Date = Date(),
-                                timeZone: TimeZone = TimeZone(identifier: "Asia/Tokyo")!) throws -> [String] {
+                                timeZone: TimeZone = TimeZone(identifier: "Asia/Tokyo")!, workflow: Bool = true,
+                                action: String = PublishingFiles.defaultAction) throws -> [String] {
         let manager = FileManager.default
         var isDirectory: ObjCBool = false
         if manager.fileExists(atPath: directory, isDirectory: &isDirectory) {
@@ -96,6 +98,7 @@ public enum SiteScaffold {
             try ImportWriter.writeAtomically(Data(welcome.fileContents().utf8), to: welcomePath)
             created.append(welcomePath)
             created.append(staticDirectory)
+            created += try PublishingFiles.write(into: directory, workflow: workflow, action: action)
         } catch let diagnostic as Diagnostic {
             throw diagnostic
         } catch {

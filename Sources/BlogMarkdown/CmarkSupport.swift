@@ -1,6 +1,8 @@
 import CCmark
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 // Thin helpers over the cmark C tree. Every `Node` lives only inside one `render` call:

@@ -1,6 +1,8 @@
 /// Fenced code blocks: Qiita's ```` ```lang:filename ```` info strings, ```` ```math ````, and highlighting.
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// The cache behind `CodeBlockRenderer.cachedPlan` (slots read and written under the lock).

@@ -2,6 +2,8 @@ import BlogCore
 import CCmark
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Options for rendering one document.
@@ -141,22 +143,16 @@ public struct MarkdownRenderer: Sendable {
         // The bytes come from a Swift String (always valid UTF-8) and the pre-pass only inserts whole
         // UTF-8 sequences, so cmark's own UTF-8 validation (a sizeable share of its parse time) is skipped.
         let parseFlags = CMARK_OPT_DEFAULT
-        // Every node of this document comes from the thread's arena, given back at once when the
-        // HTML is written (the tree is not freed node by node). A very large document uses
-        // cmark's own allocator instead: the arena keeps every buffer cmark frees while it parses
-        // (a paragraph's text once its inlines are parsed), several times the document's size.
-        let inArena = CmarkArena.begin(useArena: source.count <= CmarkArena.largestArenaDocument)
-        var tree: Node?
+        guard let doc = parseDocument(source, options: parseFlags) else { return RenderedMarkdown(html: "") }
+        // The tree is freed as soon as the HTML is written, before it is copied out: a very large
+        // document then never holds both at once.
         var released = false
         func releaseTree() {
             guard !released else { return }
             released = true
-            if !inArena, let tree { cmark_node_free(tree) }
-            CmarkArena.end()
+            cmark_node_free(doc)
         }
         defer { releaseTree() }
-        guard let doc = parseDocument(source, options: parseFlags) else { return RenderedMarkdown(html: "") }
-        tree = doc
         if let prepass, !prepass.restoreFenceBodies(doc) { return nil }
 
         let transformer = Transformer(options: options, parseFlags: parseFlags, source: source, prepass: prepass)

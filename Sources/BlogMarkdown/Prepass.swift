@@ -1,6 +1,8 @@
 import CCmark
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 // A light pass over source lines for the Qiita constructs cmark cannot see as blocks.

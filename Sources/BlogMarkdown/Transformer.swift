@@ -2,6 +2,8 @@ import BlogCore
 import CCmark
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// The Qiita dialect as transforms on cmark's tree. One instance per `render` call (not shared).

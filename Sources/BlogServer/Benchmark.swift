@@ -1,5 +1,7 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import BlogCore
 
@@ -54,7 +56,7 @@ public enum HTTPBenchmark {
 
     /// Sends one request and reads one response with a `Content-Length` body.
     private static func exchange(fd: Int32, request: [UInt8], buffer: inout [UInt8]) -> Bool {
-        let sent = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        let sent = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, noSignalFlags) }
         guard sent == request.count else { return false }
         var received: [UInt8] = []
         var headerEnd = -1
@@ -85,7 +87,7 @@ public enum HTTPBenchmark {
     }
 
     private static func connectTCP(host: String, port: Int) -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = makeStreamSocket(AF_INET)
         guard fd >= 0 else { return -1 }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

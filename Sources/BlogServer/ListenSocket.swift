@@ -1,5 +1,7 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// A bound, listening TCP socket made by us (not by libmicrohttpd) so that a taken port or a bad
@@ -31,7 +33,7 @@ struct ListenSocket {
             let hostOrder = UInt32(bigEndian: v4.s_addr)
             isLoopback = hostOrder >> 24 == 127
             isWildcard = hostOrder == 0
-            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            fd = makeStreamSocket(AF_INET)
             guard fd >= 0 else { throw ServerError("cannot create a socket: \(errnoText())") }
             setReuseAddress(fd)
             var sin = sockaddr_in()
@@ -40,7 +42,7 @@ struct ListenSocket {
             sin.sin_addr = v4
             bindResult = withUnsafePointer(to: &sin) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    bindSocket(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
                 }
             }
         } else if inet_pton(AF_INET6, address, &v6) == 1 {
@@ -48,7 +50,7 @@ struct ListenSocket {
             let bytes = withUnsafeBytes(of: v6) { Array($0) }
             isLoopback = bytes == [UInt8](repeating: 0, count: 15) + [1]
             isWildcard = bytes.allSatisfy { $0 == 0 }
-            fd = socket(AF_INET6, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            fd = makeStreamSocket(AF_INET6)
             guard fd >= 0 else { throw ServerError("cannot create an IPv6 socket: \(errnoText())") }
             setReuseAddress(fd)
             var only: Int32 = 1
@@ -59,7 +61,7 @@ struct ListenSocket {
             sin6.sin6_addr = v6
             bindResult = withUnsafePointer(to: &sin6) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                    bindSocket(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
                 }
             }
         } else {

@@ -1,5 +1,7 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import BlogCore
 import CMicroHTTPD
@@ -65,8 +67,13 @@ public final class PreviewServer: @unchecked Sendable {
             let core = ServerCore(options: options, store: store, hosts: HostAllowlist(extra: hosts))
             let ref = Unmanaged.passRetained(core)
 
-            var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
-                | MHD_ALLOW_SUSPEND_RESUME.rawValue
+            // epoll exists only on Linux; elsewhere libmicrohttpd picks what the system has.
+            #if os(Linux) && !BLOG_PORTABLE
+            let polling = MHD_USE_EPOLL.rawValue
+            #else
+            let polling = MHD_USE_AUTO.rawValue
+            #endif
+            var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | polling | MHD_ALLOW_SUSPEND_RESUME.rawValue
             if socket.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
             let unescape: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<CChar>?) -> Int = { _, _, text in
                 // Keep the path raw: ServerCore decodes it exactly once, with its own rules.

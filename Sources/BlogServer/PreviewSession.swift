@@ -14,6 +14,7 @@ public final class PreviewSession: @unchecked Sendable {
     private var watcher: FileWatcher?
     private let watchRoots: [String]
     private let debounce: Double
+    private let watchMethod: FileWatcher.Method
 
     /// - Parameters:
     ///   - roots: folders/files to watch (content, templates, static files, `blog.yml`, …).
@@ -22,13 +23,15 @@ public final class PreviewSession: @unchecked Sendable {
     ///     `changedPaths` is set, the store takes it instead of comparing every file.
     ///   - formatError: turns a thrown error into overlay lines (`file:line: message`).
     ///   - console: receives one line per rebuild ("rebuilt in 42 ms, 3 files changed") and errors.
+    ///   - watchMethod: how file changes are noticed (`FileWatcher.Method`).
     public init(watching roots: [String], store: SiteStore, debounce: Double = 0.02,
-                console: Console? = nil,
+                watchMethod: FileWatcher.Method = .native, console: Console? = nil,
                 formatError: @escaping (Error) -> [String] = PreviewSession.errorLines,
                 rebuild: @escaping Rebuild) {
         self.watchRoots = roots
         self.store = store
         self.debounce = debounce
+        self.watchMethod = watchMethod
         self.console = console
         self.formatError = formatError
         self.rebuildSite = rebuild
@@ -47,7 +50,7 @@ public final class PreviewSession: @unchecked Sendable {
     /// Optionally builds once (with an empty change set), then starts watching.
     public func start(initialBuild: Bool = true) throws {
         if initialBuild { rebuild(changedPaths: []) }
-        let watcher = FileWatcher(paths: watchRoots, debounce: debounce) { [weak self] changed in
+        let watcher = FileWatcher(paths: watchRoots, debounce: debounce, method: watchMethod) { [weak self] changed in
             self?.rebuild(changedPaths: changed)
         }
         try watcher.start()

@@ -1,6 +1,8 @@
 import BlogCore
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// One complete, good build of the site, held in memory.

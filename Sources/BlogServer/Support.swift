@@ -1,6 +1,8 @@
 import BlogCore
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// A joinable POSIX thread running a Swift closure.
@@ -10,13 +12,24 @@ final class NativeThread {
         init(_ body: @escaping () -> Void) { self.body = body }
     }
 
+    // pthread_t is an integer on Linux and a pointer on Darwin (where pthread_create takes an optional).
+    #if canImport(Darwin)
+    private var thread: pthread_t?
+    #else
     private var thread = pthread_t()
+    #endif
     private var joined = false
 
     init(_ body: @escaping () -> Void) {
         let box = Unmanaged.passRetained(Box(body)).toOpaque()
-        let rc = pthread_create(&thread, nil, { arg in
-            let box = Unmanaged<Box>.fromOpaque(arg!).takeRetainedValue()
+        // Rebuilds run on these threads: the stack Linux gives a main thread, not Darwin's 512 KB.
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setstacksize(&attributes, 8 << 20)
+        let rc = pthread_create(&thread, &attributes, { arg in
+            let opaque: UnsafeMutableRawPointer? = arg
+            let box = Unmanaged<Box>.fromOpaque(opaque!).takeRetainedValue()
             box.body()
             return nil
         }, box)
@@ -26,7 +39,11 @@ final class NativeThread {
     func join() {
         guard !joined else { return }
         joined = true
+        #if canImport(Darwin)
+        if let thread { pthread_join(thread, nil) }
+        #else
         pthread_join(thread, nil)
+        #endif
     }
 }
 
@@ -39,7 +56,7 @@ final class WakePipe {
         var fds: [Int32] = [-1, -1]
         let rc = pipe(&fds)
         for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC); _ = fcntl(fd, F_SETFL, O_NONBLOCK) }
-        precondition(rc == 0, "pipe2 failed")
+        precondition(rc == 0, "pipe failed")
         readFD = fds[0]
         writeFD = fds[1]
     }

@@ -4,6 +4,8 @@ import Dispatch
 import Foundation
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// What a build was made from, so that `blog build` can tell that nothing changed since the last
@@ -90,8 +92,8 @@ public struct BuildStamp: Sendable, Equatable {
 
         init(_ info: stat) {
             size = Int64(info.st_size)
-            seconds = Int64(info.st_mtim.tv_sec)
-            nanoseconds = Int64(info.st_mtim.tv_nsec)
+            seconds = Int64(info.modificationTime.tv_sec)
+            nanoseconds = Int64(info.modificationTime.tv_nsec)
             inode = Int64(bitPattern: UInt64(info.st_ino))
             mode = info.st_mode
         }

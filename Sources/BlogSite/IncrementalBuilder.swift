@@ -4,6 +4,8 @@ import BlogSearch
 import Foundation
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Builds a site and keeps what it computed, so the next build after a change does only the work
@@ -930,7 +932,7 @@ public final class IncrementalBuilder: @unchecked Sendable {
     static func stamp(_ path: String) -> FileStamp? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
-        return FileStamp(size: Int64(info.st_size), mtime: Int64(info.st_mtim.tv_sec), mtimeNanos: Int(info.st_mtim.tv_nsec), inode: UInt64(info.st_ino))
+        return FileStamp(size: Int64(info.st_size), mtime: Int64(info.modificationTime.tv_sec), mtimeNanos: Int(info.modificationTime.tv_nsec), inode: UInt64(info.st_ino))
     }
 }
 

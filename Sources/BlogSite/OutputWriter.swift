@@ -2,6 +2,8 @@ import BlogCore
 import Foundation
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Writes a built site to disk without ever leaving a half-written output folder or losing a file
@@ -740,7 +742,7 @@ public struct OutputWriter {
             withUnsafeTemporaryAllocation(byteCount: min(bytes.count, 1 << 16), alignment: 16) { buffer in
                 var offset = 0
                 while offset < expected.count {
-                    let count = Glibc.read(fd, buffer.baseAddress!, min(buffer.count, expected.count - offset))
+                    let count = systemRead(fd, buffer.baseAddress!, min(buffer.count, expected.count - offset))
                     if count <= 0 { return false }
                     if memcmp(buffer.baseAddress!, expected.baseAddress! + offset, count) != 0 { return false }
                     offset += count
@@ -766,7 +768,7 @@ public struct OutputWriter {
         if bytes.isEmpty { return true }
         let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
         guard fd >= 0 else { return false }
-        let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress!, bytes.count) }
+        let count = bytes.withUnsafeBytes { systemWrite(fd, $0.baseAddress!, bytes.count) }
         return close(fd) == 0 && count == bytes.count
     }
 
@@ -782,7 +784,7 @@ public struct OutputWriter {
         guard fd >= 0 else { return (false, nil) }
         var offset = 0
         while offset < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, bytes.count - offset) }
+            let count = bytes.withUnsafeBytes { systemWrite(fd, $0.baseAddress! + offset, bytes.count - offset) }
             if count <= 0 {
                 close(fd)
                 return (false, nil)

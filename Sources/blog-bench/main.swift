@@ -21,6 +21,8 @@ import CCmark
 import Foundation
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 // MARK: - Small helpers
@@ -114,7 +116,7 @@ struct Arguments {
     var extra: [String] = []
 
     init(_ argv: [String]) {
-        let usage = "usage: blog-bench <markdown|templates|search|http> SITE_DIR [--passes N] [--query Q]...\n"
+        let usage = "usage: blog-bench <markdown|templates|search|http|watch> SITE_DIR [--passes N] [--query Q]...\n"
             + "       blog-bench markdown-dump SITE_DIR OUT_FILE\n       blog-bench files BUILT_SITE NEW_DIR\n"
             + "       blog-bench memory [MB]\n       blog-bench math CORPUS.tex [--passes N]"
         var positionals: [String] = []
@@ -693,7 +695,11 @@ func benchFiles(_ args: Arguments) {
     let zeros = [UInt8](repeating: 0, count: files.map(\.size).max() ?? 0)
     func usage() -> (user: Double, system: Double) {
         var r = rusage()
+        #if canImport(Glibc)
         getrusage(RUSAGE_SELF.rawValue, &r)
+        #else
+        getrusage(RUSAGE_SELF, &r)
+        #endif
         func s(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
         return (s(r.ru_utime), s(r.ru_stime))
     }
@@ -746,6 +752,7 @@ func benchFiles(_ args: Arguments) {
 /// memory already mapped is the bandwidth for comparison. Under a hypervisor that takes a guest's
 /// free memory back (free page reporting, ballooning), the first round pays for the host to hand
 /// the memory over again (docs/benchmarks.md, "Ninth round" and "Twenty-second round").
+#if os(Linux)
 func benchMemory(_ argv: [String]) {
     let usage = "usage: blog-bench memory [MB]   (default 512)"
     if argv.contains("-h") || argv.contains("--help") { say(usage); exit(0) }
@@ -802,6 +809,7 @@ func benchMemory(_ argv: [String]) {
         ("small_first_touch_ms_per_mb", .number(perMB(small))), ("memset_ms_per_mb", .number(perMB(fill))),
     ]))
 }
+#endif
 
 /// `blog-bench math CORPUS.tex`: the TeX-to-MathML converter's throughput on a file of formulas
 /// (one a line, `%` lines skipped), each converted as display math; the median of --passes runs.
@@ -835,8 +843,12 @@ func benchMath(_ args: Arguments) {
 // MARK: - main
 
 if CommandLine.arguments.dropFirst().first == "memory" {
+    #if os(Linux)
     benchMemory(Array(CommandLine.arguments.dropFirst(2)))
     exit(0)
+    #else
+    fail("blog-bench memory measures Linux's transparent huge pages")
+    #endif
 }
 let arguments = Arguments(Array(CommandLine.arguments.dropFirst()))
 switch arguments.command {
@@ -847,5 +859,6 @@ case "search": benchSearch(arguments)
 case "http": benchHTTP(arguments)
 case "files": benchFiles(arguments)
 case "math": benchMath(arguments)
-default: fail("unknown benchmark '\(arguments.command)'; use markdown, markdown-dump, templates, search, http, files, math or memory", code: 64)
+case "watch": benchWatch(arguments)
+default: fail("unknown benchmark '\(arguments.command)'; use markdown, markdown-dump, templates, search, http, files, math, watch or memory", code: 64)
 }

@@ -186,13 +186,29 @@ final class AuthoringTests: XCTestCase {
         let parent = try makeTemporaryDirectory(self)
         let site = (parent as NSString).appendingPathComponent("mysite")
         let created = try SiteScaffold.initSite(at: site, now: Date(timeIntervalSince1970: 1_620_605_700))
-        XCTAssertEqual(created.count, 3)
-        XCTAssertEqual(listFiles(site), ["blog.yml", "content", "static"])
+        // blog.yml, the welcome post, static/, .gitignore and the Pages workflow.
+        XCTAssertEqual(created.count, 5)
+        XCTAssertEqual(listFiles(site), [".github", ".gitignore", "blog.yml", "content", "static"])
+        XCTAssertEqual(readFile((site as NSString).appendingPathComponent(".gitignore")), PublishingFiles.gitignore)
+        let workflow = readFile((site as NSString).appendingPathComponent(".github/workflows/pages.yml")) ?? ""
+        XCTAssertTrue(workflow.contains("uses: \(PublishingFiles.defaultAction)\n"), workflow)
+        XCTAssertTrue(workflow.contains("uses: actions/deploy-pages@v4"), workflow)
         XCTAssertEqual(listFiles((site as NSString).appendingPathComponent("content/posts")), ["2021-05-10-welcome.md"])
         XCTAssertTrue(readFile((site as NSString).appendingPathComponent("blog.yml"))?.contains("timezone: \"Asia/Tokyo\"") ?? false)
         // A second init into the now non-empty directory fails and changes nothing.
         XCTAssertThrowsError(try SiteScaffold.initSite(at: site))
         XCTAssertEqual(listFiles((site as NSString).appendingPathComponent("content/posts")), ["2021-05-10-welcome.md"])
+    }
+
+    func testInitSiteWithoutWorkflowKeepsAnExistingGitignore() throws {
+        let site = (try makeTemporaryDirectory(self) as NSString).appendingPathComponent("mysite")
+        try FileManager.default.createDirectory(atPath: site, withIntermediateDirectories: true)
+        try "mine\n".write(toFile: (site as NSString).appendingPathComponent(".gitignore"), atomically: true, encoding: .utf8)
+        let created = try SiteScaffold.initSite(at: site, workflow: false, action: "me/fork@main")
+        XCTAssertEqual(created.count, 3)
+        XCTAssertEqual(listFiles(site), [".gitignore", "blog.yml", "content", "static"])
+        XCTAssertEqual(readFile((site as NSString).appendingPathComponent(".gitignore")), "mine\n")
+        XCTAssertTrue(PublishingFiles.pagesWorkflow(action: "me/fork@main").contains("uses: me/fork@main\n"))
     }
 }
 

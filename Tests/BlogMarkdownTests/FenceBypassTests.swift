@@ -38,10 +38,8 @@ final class FenceBypassTests: XCTestCase {
             let prepass = Prepass.run(bytes)
             guard !prepass.bypassedFences.isEmpty else { return .noBypass }
             let source = prepass.bytes ?? Array(bytes)
-            let inArena = CmarkArena.begin()
-            defer { CmarkArena.end() }
             guard let doc = source.withUnsafeBufferPointer({ parseDocument($0, options: CMARK_OPT_DEFAULT) }) else { return .fellBack }
-            defer { if !inArena { cmark_node_free(doc) } }
+            defer { cmark_node_free(doc) }
             return prepass.restoreFenceBodies(doc) ? .confirmed : .fellBack
         }
     }

@@ -1,6 +1,8 @@
 import XCTest
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 @testable import BlogServer
 
@@ -23,8 +25,10 @@ func writeFile(_ path: String, _ text: String) {
     _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
 }
 
-final class FileWatcherTests: XCTestCase {
+class FileWatcherTests: XCTestCase {
     var root = ""
+    /// The watcher these tests check (`PollingFileWatcherTests` runs them all with polling).
+    var method: FileWatcher.Method { .native }
 
     override func setUp() {
         root = makeTempDir()
@@ -38,7 +42,7 @@ final class FileWatcherTests: XCTestCase {
 
     func startWatcher(_ paths: [String], debounce: Double = 0.05) throws -> (FileWatcher, BatchCollector) {
         let collector = BatchCollector()
-        let watcher = FileWatcher(paths: paths, debounce: debounce) { collector.add($0) }
+        let watcher = FileWatcher(paths: paths, debounce: debounce, method: method) { collector.add($0) }
         try watcher.start()
         addTeardownBlock { watcher.stop() }
         return (watcher, collector)
@@ -125,5 +129,39 @@ final class FileWatcherTests: XCTestCase {
         usleep(200_000)
         XCTAssertEqual(changes.count, 0)
         watcher.stop()
+    }
+}
+
+/// The same tests with the polling watcher (`blog serve --poll`, and the only one without inotify).
+/// Each test is named again so that test discovery lists it for this class too.
+final class PollingFileWatcherTests: FileWatcherTests {
+    override var method: FileWatcher.Method { .polling }
+
+    override func testCreateModifyDeleteAreReported() throws { try super.testCreateModifyDeleteAreReported() }
+    override func testSaveByRenameIsReportedUnderTheRealName() throws { try super.testSaveByRenameIsReportedUnderTheRealName() }
+    override func testFoldersCreatedLaterAreFollowed() throws { try super.testFoldersCreatedLaterAreFollowed() }
+    override func testBurstsAreDebouncedIntoOneBatch() throws { try super.testBurstsAreDebouncedIntoOneBatch() }
+    override func testSingleFileRootsAndRootsThatAppearLater() throws { try super.testSingleFileRootsAndRootsThatAppearLater() }
+    override func testStopEndsTheThreadAndCallbacks() throws { try super.testStopEndsTheThreadAndCallbacks() }
+
+    func testEditsInTheSameSecondWithTheSameSizeAreSeen() throws {
+        let (_, changes) = try startWatcher([root + "/content"])
+        // Same size, written twice well within one second: the modification time's fraction tells.
+        writeFile(root + "/content/posts/a.md", "b")
+        XCTAssertTrue(waitUntil { changes.all.contains(self.root + "/content/posts/a.md") })
+        changes.reset()
+        usleep(150_000)
+        writeFile(root + "/content/posts/a.md", "c")
+        XCTAssertTrue(waitUntil { changes.all.contains(self.root + "/content/posts/a.md") }, "\(changes.all)")
+    }
+
+    func testADeletedFolderIsReportedAndForgotten() throws {
+        try FileManager.default.createDirectory(atPath: root + "/content/posts/old", withIntermediateDirectories: true)
+        writeFile(root + "/content/posts/old/x.md", "x")
+        let (watcher, changes) = try startWatcher([root + "/content"])
+        XCTAssertEqual(watcher.watchedFolderCount, 3)
+        try FileManager.default.removeItem(atPath: root + "/content/posts/old")
+        XCTAssertTrue(waitUntil { changes.all.contains(self.root + "/content/posts/old") }, "\(changes.all)")
+        XCTAssertEqual(watcher.watchedFolderCount, 2)
     }
 }

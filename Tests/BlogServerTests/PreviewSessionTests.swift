@@ -2,6 +2,8 @@ import XCTest
 import BlogCore
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 @testable import BlogServer
 

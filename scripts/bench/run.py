@@ -465,6 +465,10 @@ def readable_table(results):
         return None
     row("serve: requests/s, /robots.txt", lambda s: http_rps(s, "/robots.txt"), lambda s: None, ".0f", show_ratio=False)
     row("serve: requests/s, home page", lambda s: http_rps(s, "/"), lambda s: None, ".0f", show_ratio=False)
+    row("serve --poll: idle CPU (% core)", lambda s: None if "idle_core_share" not in s.get("watch", {}) else 100 * s["watch"]["idle_core_share"],
+        lambda s: None, ".1f", show_ratio=False)
+    row("serve --poll: edit seen (ms)", lambda s: None if "edit_reported_s" not in s.get("watch", {}) else 1000 * s["watch"]["edit_reported_s"],
+        lambda s: None, ".0f", show_ratio=False)
 
     widths = [max(width(r[i]) for r in [head] + rows) for i in range(len(head))]
     lines = ["  ".join(pad(c, widths[i], right=i > 0) for i, c in enumerate(r)) for r in [head] + rows]
@@ -628,6 +632,7 @@ def main():
             entry["math"] = blog_bench(args.bench, "math", MATH_CORPUS, args.runs)
             entry["search"] = blog_bench(args.bench, "search", corpus, 1)
             entry["http"] = blog_bench(args.bench, "http", corpus, 1)
+            entry["watch"] = blog_bench(args.bench, "watch", corpus, 3)
             if "queries" in entry["search"]:
                 # gzip sizes of the same files as written to disk by the full build (what a CDN would send).
                 import gzip

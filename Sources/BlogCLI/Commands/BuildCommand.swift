@@ -88,6 +88,7 @@ enum BuildCommand: BlogCommand {
         }
         if !arguments.flag("quiet") {
             for warning in site.warnings { context.console.report(warning) }
+            if let warning = PlaceholderBaseURL.warning(baseURL: site.model.config.baseURL) { context.console.report(warning) }
         }
         let seconds = Date().timeIntervalSince(started)
         if arguments.flag("timings") {

@@ -24,6 +24,7 @@ enum ServeCommand: BlogCommand {
         .flag("open", "Open the site in the default browser."),
         .flag("timings", "Print the time each phase of every rebuild took."),
         .flag("allow-outside-links", "Follow symbolic links that lead out of the site folder (refused\notherwise, so that a link cannot publish files from elsewhere)."),
+        .flag("poll", "Notice file changes by checking every file a few times a second instead\nof the system's notifications (for network and container file systems)."),
     ]
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) throws -> Int32 {
@@ -70,7 +71,8 @@ enum ServeCommand: BlogCommand {
         let builder = IncrementalBuilder(options: buildOptions)
         let showTimings = arguments.flag("timings")
         let roots = ["content", "static", "themes", "layouts", "blog.yml"].map { source.appendingPathComponent($0).path }
-        let session = PreviewSession(watching: roots, store: store, console: console) { changed in
+        let session = PreviewSession(watching: roots, store: store,
+                                     watchMethod: arguments.flag("poll") ? .polling : .native, console: console) { changed in
             let result = try builder.rebuild(changed: changed)
             for warning in result.warnings { console.report(warning) }
             if showTimings {

@@ -2,11 +2,9 @@ import Dispatch
 import XCTest
 import BlogMarkdown
 
-/// cmark's nodes come from a per-thread arena that is reset after each document. These tests feed
-/// documents that outgrow its first chunk many times over, alternate huge and small ones (the kept
-/// chunk grows, then is reused), and render from many threads at once; the output must be what plain
-/// cmark (its own malloc) or a single-threaded render gives.
-final class ArenaTests: XCTestCase {
+/// Large documents, huge and small ones alternated, and renders from many threads at once: the
+/// output must be what plain cmark or a single-threaded render gives.
+final class RenderStressTests: XCTestCase {
     private let plain = MarkdownRenderer(options: MarkdownOptions(hardBreaks: false, unsafeHTML: true, qiitaExtensions: false, highlightCode: false))
 
     /// A document of every kind of block and inline, `copies` times (one copy makes ~200 nodes).
@@ -71,9 +69,8 @@ final class ArenaTests: XCTestCase {
         XCTAssertEqual(results.html[1], serial)
     }
 
-    /// The first threads get arena slots of their own, the others the pthread-key allocator: twelve
-    /// threads alive at once (more than the slots), each rendering documents between two barriers.
-    func testMoreThreadsThanArenaSlots() {
+    /// Twelve threads alive at once (more than the cores), each rendering documents between two barriers.
+    func testManyThreadsRenderingAtOnce() {
         let qiita = MarkdownRenderer()
         let threads = 12
         let docs = (0..<threads).map { document(copies: 1 + $0 * 15, seed: $0) }
@@ -87,7 +84,7 @@ final class ArenaTests: XCTestCase {
         for k in 0..<threads {
             done.enter()
             let thread = Thread {
-                _ = qiita.render("x") // makes this thread's arena (and takes a slot if one is free)
+                _ = qiita.render("x")
                 started.signal()
                 go.wait()
                 var html = ""
