@@ -1341,12 +1341,17 @@ final class Transformer {
                 setLiteral(block, r)
             }
         }
+        var scriptURLs = ScriptURLFilter() // one per document: the browser reads its raw HTML as one stream
         for node in htmlNodes {
             let isBlock = kind(node) == CMARK_NODE_HTML_BLOCK
             var bytes: [UInt8]
             if qiita && markers, let r = restoreMarkers(literalBytes(node)) { bytes = r } else { bytes = literalArray(node) }
             if options.unsafeHTML {
-                if qiita && bytes.count != literalBytes(node).count { setLiteral(node, bytes) }
+                if let filtered = scriptURLs.filter(bytes) {
+                    setLiteral(node, filtered)
+                } else if qiita && bytes.count != literalBytes(node).count {
+                    setLiteral(node, bytes)
+                }
                 continue
             }
             let clean = bytes.withUnsafeBufferPointer { HTMLSanitizer.sanitize($0) }
@@ -1582,7 +1587,7 @@ final class Transformer {
                     out.append(static: " rel=\"noopener\">")
                 } else {
                     out.append(static: "<a href=\"")
-                    if unsafe || !isCmarkDangerousURL(url) { out.appendEscapedHref(url) }
+                    if unsafe ? !URLSafety.runsScript(utf8: url, use: .link) : !isCmarkDangerousURL(url) { out.appendEscapedHref(url) }
                     out.append(UInt8(ascii: "\""))
                     appendTitle(&out, node)
                     out.append(UInt8(ascii: ">"))
@@ -1592,10 +1597,12 @@ final class Transformer {
                     let url = cBytesView(cmark_node_get_url(node))
                     links.append(MarkdownLink(destination: makeString(url, trusted: true), line: Int(originalLine(self.line(of: node)))))
                     out.append(static: "<img src=\"")
-                    if qiita {
-                        if unsafe || !isDangerousURL(url) { out.appendEscapedHref(url) }
+                    if unsafe {
+                        if !URLSafety.runsScript(utf8: url, use: .image) { out.appendEscapedHref(url) }
+                    } else if qiita {
+                        if !isDangerousURL(url) { out.appendEscapedHref(url) }
                     } else {
-                        if unsafe || !isCmarkDangerousURL(url) { out.appendEscapedHref(url) }
+                        if !isCmarkDangerousURL(url) { out.appendEscapedHref(url) }
                     }
                     out.append(static: "\" alt=\"")
                     altImage = node
