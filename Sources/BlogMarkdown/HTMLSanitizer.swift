@@ -1,8 +1,9 @@
 /// Filters raw HTML (cmark's HTML block and inline HTML nodes) against a small allowlist.
 ///
 /// Allowed tags keep only their allowed attributes; URL attributes keep only `http:`, `https:`,
-/// `mailto:` and relative URLs (plus `data:image/...` for `img src`), as `URLSafety` reads them. Every other tag is escaped so it
-/// shows as text. Comments are dropped. Text between tags passes (with `<`/`>` escaped).
+/// `mailto:` and relative URLs (plus `data:image/...` for `img src`), as `URLSafety` reads them.
+/// Every other tag is escaped so it shows as text. Comments are dropped. Text between tags passes
+/// (with `<`/`>` escaped).
 enum HTMLSanitizer {
     static let allowed: [String: Set<String>] = [
         "details": ["open"], "summary": [], "br": [], "kbd": [], "sup": [], "sub": [],
