@@ -220,7 +220,8 @@ struct ScriptURLFilter {
         "lowsrc", "dynsrc", "manifest", "icon", "usemap", "classid", "profile", "code", "archive",
     ].map { Array($0.utf8) })
     /// Attributes that hold several: image candidates, pings, SVG animation values.
-    private static let listAttributes: Set<[UInt8]> = Set(["srcset", "imagesrcset", "ping", "to", "from", "by", "values"].map { Array($0.utf8) })
+    private static let listAttributes: Set<[UInt8]> = Set(["srcset", "imagesrcset", "ping", "to", "from", "by", "values"]
+        .map { Array($0.utf8) })
     private static let imageTags: Set<[UInt8]> = Set(["img", "source", "input", "image", "feimage"].map { Array($0.utf8) })
 
     private static func runsScript(_ attribute: Tag.Attribute, in tag: [UInt8], _ h: [UInt8]) -> Bool {
@@ -228,7 +229,8 @@ struct ScriptURLFilter {
         if let colon = name.lastIndex(of: UInt8(ascii: ":")) { name = Array(name[(colon + 1)...]) }
         guard let valueRange = attribute.value else { return false }
         let value = URLSafety.decodeAttributeValue(h[valueRange])
-        let use: URLSafety.Use = imageTags.contains(tag) && (name == Array("src".utf8) || name == Array("srcset".utf8)) ? .image : .link
+        let isImageSource = name == Array("src".utf8) || name == Array("srcset".utf8)
+        let use: URLSafety.Use = imageTags.contains(tag) && isImageSource ? .image : .link
         if urlAttributes.contains(name) { return URLSafety.runsScript(value, use: use) }
         if listAttributes.contains(name) {
             // split on the lists' separators; each part's first word is its URL
@@ -308,7 +310,8 @@ private struct Tag {
             let nameStart = i
             var attributeName: [UInt8] = [ScriptURLFilter.lowerByte(h[i])] // a leading `=` belongs to the name
             i += 1
-            while i < n, !ScriptURLFilter.isSpace(h[i]), h[i] != UInt8(ascii: "/"), h[i] != UInt8(ascii: ">"), h[i] != UInt8(ascii: "=") {
+            while i < n, !ScriptURLFilter.isSpace(h[i]), h[i] != UInt8(ascii: "/"), h[i] != UInt8(ascii: ">"),
+                  h[i] != UInt8(ascii: "=") {
                 attributeName.append(ScriptURLFilter.lowerByte(h[i]))
                 i += 1
             }

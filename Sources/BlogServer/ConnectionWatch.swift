@@ -79,7 +79,8 @@ final class ConnectionWatch: @unchecked Sendable {
             let streams = hub.sockets()
             var fds = [pollfd(fd: stop.readFD, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: wake.readFD, events: Int16(POLLIN), revents: 0)]
-            fds += streams.map { pollfd(fd: $0.fd, events: Int16(POLLIN) | 0x2000 /* POLLRDHUP: the browser closed its side */, revents: 0) }
+            let closedOrSent = Int16(POLLIN) | 0x2000 // POLLRDHUP: the browser closed its side
+            fds += streams.map { pollfd(fd: $0.fd, events: closedOrSent, revents: 0) }
             let now = monotonicNow()
             let timeout = max(0, min(1, nextKeepAlive - now))
             _ = poll(&fds, nfds_t(fds.count), Int32(timeout * 1000))

@@ -96,13 +96,15 @@ public final class PreviewServer: @unchecked Sendable {
             }
             // The request target as libmicrohttpd found it in the request line, before it splits the
             // query: a C string, so a raw NUL would cut the path short and serve what precedes it.
-            let uriLog: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = { _, uri, _ in
+            typealias URILog = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer?
+            let uriLog: URILog = { _, uri, _ in
                 guard let uri else { return nil }
                 return requestTargetIsCut(uri) ? ServerCore.badRequestLine : nil
             }
             arguments += [MHD_OPTION.URI_LOG_CALLBACK.rawValue, unsafeBitCast(uriLog, to: Int.self), Int(0)]
-            arguments += [MHD_OPTION.NOTIFY_CONNECTION.rawValue, unsafeBitCast(notifyConnection, to: Int.self), Int(bitPattern: ref.toOpaque()),
-                          MHD_OPTION.NOTIFY_COMPLETED.rawValue, unsafeBitCast(requestEnded, to: Int.self), Int(bitPattern: ref.toOpaque())]
+            let coreAddress = Int(bitPattern: ref.toOpaque())
+            arguments += [MHD_OPTION.NOTIFY_CONNECTION.rawValue, unsafeBitCast(notifyConnection, to: Int.self), coreAddress,
+                          MHD_OPTION.NOTIFY_COMPLETED.rawValue, unsafeBitCast(requestEnded, to: Int.self), coreAddress]
             arguments.append(MHD_OPTION.END.rawValue)
 
             let started: OpaquePointer? = withVaList(arguments) { list in
