@@ -5,8 +5,7 @@
 ///
 /// It reads the HTML as a browser's tokenizer does (comments, `<script>`/`<style>`-like text,
 /// CDATA in SVG and MathML), carrying that state from one raw-HTML node of a document to the next,
-/// since the browser reads them as one stream. A tag left open at the end of a node is shown as
-/// text: the browser would read the HTML written after it into the tag.
+/// since the browser reads them as one stream.
 struct ScriptURLFilter {
     private enum Namespace { case html, foreign }
     /// Open `<svg>`/`<math>` elements and the HTML integration points inside them.
@@ -23,25 +22,23 @@ struct ScriptURLFilter {
     /// The node's HTML with script URLs removed, or nil when nothing changed.
     mutating func filter(_ h: [UInt8]) -> [UInt8]? {
         var cuts: [Range<Int>] = []
-        var escapes: [Int] = []
-        scan(h, from: 0, cuts: &cuts, escapes: &escapes)
-        guard !cuts.isEmpty || !escapes.isEmpty else { return nil }
+        scan(h, from: 0, cuts: &cuts)
+        guard !cuts.isEmpty else { return nil }
         var out: [UInt8] = []
         out.reserveCapacity(h.count)
         cuts.sort { $0.lowerBound < $1.lowerBound }
-        let escapeSet = Set(escapes)
         var cutIndex = 0
         var i = 0
         while i < h.count {
             while cutIndex < cuts.count && cuts[cutIndex].upperBound <= i { cutIndex += 1 }
             if cutIndex < cuts.count && cuts[cutIndex].contains(i) { i = cuts[cutIndex].upperBound; continue }
-            if escapeSet.contains(i) { out.append(contentsOf: Array("&lt;".utf8)) } else { out.append(h[i]) }
+            out.append(h[i])
             i += 1
         }
         return out
     }
 
-    private mutating func scan(_ h: [UInt8], from start: Int, cuts: inout [Range<Int>], escapes: inout [Int]) {
+    private mutating func scan(_ h: [UInt8], from start: Int, cuts: inout [Range<Int>]) {
         let n = h.count
         var i = start
         if plaintext { return }
@@ -64,7 +61,8 @@ struct ScriptURLFilter {
                 i = after(h, UInt8(ascii: ">"), from: i)
             } else if next == UInt8(ascii: "/") {
                 if i + 2 < n, isLetter(h[i + 2]) {
-                    guard let tag = Tag.parse(h, at: i) else { escapes.append(i); return }
+                    let tag = Tag.parse(h, at: i)
+                    guard tag.complete else { return }
                     closeElement(tag.name)
                     i = tag.end
                 } else if i + 2 < n, h[i + 2] == UInt8(ascii: ">") {
@@ -73,13 +71,13 @@ struct ScriptURLFilter {
                     i = after(h, UInt8(ascii: ">"), from: i)
                 }
             } else if isLetter(next) {
-                guard let tag = Tag.parse(h, at: i) else {
-                    escapes.append(i)
-                    return
-                }
+                let tag = Tag.parse(h, at: i)
                 for attribute in tag.attributes where ScriptURLFilter.runsScript(attribute, in: tag.name, h) {
                     cuts.append(attribute.range)
                 }
+                // a tag the node leaves open runs on into blog's own HTML, which starts with `<`: a
+                // value cut short there cannot grow a scheme, so checking what is here suffices
+                guard tag.complete else { return }
                 i = tag.end
                 openElement(tag.name, selfClosing: tag.selfClosing)
                 if let element = rawTextElement {
@@ -101,8 +99,7 @@ struct ScriptURLFilter {
         var inner = ScriptURLFilter()
         inner.readsRawText = false
         var local: [Range<Int>] = []
-        var escapes: [Int] = []
-        inner.scan(Array(h[range]), from: 0, cuts: &local, escapes: &escapes)
+        inner.scan(Array(h[range]), from: 0, cuts: &local)
         cuts += local.map { ($0.lowerBound + range.lowerBound)..<($0.upperBound + range.lowerBound) }
     }
 
@@ -284,11 +281,14 @@ private struct Tag {
     var name: [UInt8]
     var attributes: [Attribute]
     var selfClosing: Bool
-    /// Just after the tag's `>`.
+    /// Just after the tag's `>` (the text's end when it ends inside the tag).
     var end: Int
+    /// False when the text ends inside the tag: `attributes` then holds what is there, the last
+    /// value cut short.
+    var complete = true
 
-    /// The tag whose `<` is at `start`, or nil when the text ends inside it.
-    static func parse(_ h: [UInt8], at start: Int) -> Tag? {
+    /// The tag whose `<` is at `start`.
+    static func parse(_ h: [UInt8], at start: Int) -> Tag {
         let n = h.count
         var i = start + 1
         if h[i] == UInt8(ascii: "/") { i += 1 }
@@ -299,12 +299,13 @@ private struct Tag {
         }
         var attributes: [Attribute] = []
         var selfClosing = false
+        func partial() -> Tag { Tag(name: name, attributes: attributes, selfClosing: false, end: n, complete: false) }
         while true {
             while i < n, ScriptURLFilter.isSpace(h[i]) || h[i] == UInt8(ascii: "/") {
                 selfClosing = h[i] == UInt8(ascii: "/")
                 i += 1
             }
-            guard i < n else { return nil }
+            guard i < n else { return partial() }
             if h[i] == UInt8(ascii: ">") { return Tag(name: name, attributes: attributes, selfClosing: selfClosing, end: i + 1) }
             selfClosing = false
             let nameStart = i
@@ -317,17 +318,26 @@ private struct Tag {
             }
             var j = i
             while j < n, ScriptURLFilter.isSpace(h[j]) { j += 1 }
-            guard j < n else { return nil }
+            guard j < n else {
+                attributes.append(Attribute(name: attributeName, range: nameStart..<n, value: nil))
+                return partial()
+            }
             guard h[j] == UInt8(ascii: "=") else {
                 attributes.append(Attribute(name: attributeName, range: nameStart..<i, value: nil))
                 continue
             }
             j += 1
             while j < n, ScriptURLFilter.isSpace(h[j]) { j += 1 }
-            guard j < n else { return nil }
+            guard j < n else {
+                attributes.append(Attribute(name: attributeName, range: nameStart..<n, value: n..<n))
+                return partial()
+            }
             if h[j] == UInt8(ascii: "\"") || h[j] == UInt8(ascii: "'") {
                 let quote = h[j]
-                guard let close = h[(j + 1)...].firstIndex(of: quote) else { return nil }
+                guard let close = h[(j + 1)...].firstIndex(of: quote) else {
+                    attributes.append(Attribute(name: attributeName, range: nameStart..<n, value: (j + 1)..<n))
+                    return partial()
+                }
                 attributes.append(Attribute(name: attributeName, range: nameStart..<(close + 1), value: (j + 1)..<close))
                 i = close + 1
             } else if h[j] == UInt8(ascii: ">") {
@@ -336,7 +346,10 @@ private struct Tag {
             } else {
                 var k = j
                 while k < n, !ScriptURLFilter.isSpace(h[k]), h[k] != UInt8(ascii: ">") { k += 1 }
-                guard k < n else { return nil }
+                guard k < n else {
+                    attributes.append(Attribute(name: attributeName, range: nameStart..<n, value: j..<n))
+                    return partial()
+                }
                 attributes.append(Attribute(name: attributeName, range: nameStart..<k, value: j..<k))
                 i = k
             }

@@ -114,6 +114,17 @@ final class XSSVectorTests: XCTestCase {
         XCTAssertTrue(unsafe.render("[x](https://example.com/)").html.contains("href=\"https://example.com/\""))
     }
 
+    /// An HTML block that ends inside a tag (a blank line in a value) runs on into the HTML written
+    /// after it: under unsafe, its script URL is cut all the same, and the rest stays as written.
+    func testATagLeftOpenByItsBlockIsCheckedToo() {
+        let unsafe = MarkdownRenderer(options: MarkdownOptions(unsafeHTML: true))
+        for markdown in ["<div><a href=\"javascript:alert(1)//\n\n[x](https://example.com/)", "<div><a href=javascript:alert(1)\n\ntext"] {
+            let html = unsafe.render(markdown).html
+            XCTAssertFalse(html.contains("javascript"), html)
+            XCTAssertTrue(html.hasPrefix("<div><a "), html)
+        }
+    }
+
     func testDecodingFollowsTheTokenizer() {
         func decoded(_ raw: String) -> String {
             String(String.UnicodeScalarView(URLSafety.decodeAttributeValue(Array(raw.utf8))))
