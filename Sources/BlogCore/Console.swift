@@ -39,21 +39,35 @@ public final class Console: @unchecked Sendable {
         return (console, captured)
     }
 
+    /// Every message passes here or through `printError`, where control characters from file
+    /// names and YAML values are shown escaped (`TerminalText`) instead of reaching the terminal.
     public func print(_ text: String) {
-        lock.withLock { outputSink(text + "\n") }
+        let line = TerminalText.escaped(text) + "\n"
+        lock.withLock { outputSink(line) }
     }
 
     public func printError(_ text: String) {
-        lock.withLock { errorSink(text + "\n") }
+        let line = TerminalText.escaped(text) + "\n"
+        lock.withLock { errorSink(line) }
     }
 
-    /// Writes raw text to the error stream without a newline (progress bars).
+    /// Writes raw text to the error stream without a newline: only for blog's own terminal
+    /// control (the progress bar's carriage return and line clearing), never for input text.
     public func writeError(_ text: String) {
         lock.withLock { errorSink(text) }
     }
 
+    /// One line per diagnostic: a line feed in a file name or value is escaped too, so that it
+    /// cannot forge a line of its own.
     public func report(_ diagnostic: Diagnostic) {
-        printError(errorStyle.diagnostic(diagnostic.description, severity: diagnostic.severity))
+        printDiagnosticLine(diagnostic.description, severity: diagnostic.severity)
+    }
+
+    /// A diagnostic's text, escaped first and then coloured, so that the colour's own escape
+    /// sequences are the only ones that reach the terminal.
+    public func printDiagnosticLine(_ text: String, severity: Diagnostic.Severity, indent: String = "") {
+        let line = indent + errorStyle.diagnostic(TerminalText.escaped(text, keepingNewlines: false), severity: severity) + "\n"
+        lock.withLock { errorSink(line) }
     }
 }
 

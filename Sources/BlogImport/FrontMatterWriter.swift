@@ -15,8 +15,11 @@ public enum FrontMatterWriter {
             case "\u{2028}": out += "\\L"
             case "\u{2029}": out += "\\P"
             default:
-                if scalar.value < 0x20 || scalar.value == 0x7F || (scalar.value >= 0x80 && scalar.value < 0xA0) || scalar.value == 0xFEFF {
-                    out += "\\x" + hex2(scalar.value)
+                if scalar.value < 0x20 || scalar.value == 0x7F || (scalar.value >= 0x80 && scalar.value < 0xA0) {
+                    out += "\\x" + hex(scalar.value, digits: 2)
+                } else if scalar.value == 0xFEFF || scalar.value == 0xFFFE || scalar.value == 0xFFFF {
+                    // a BOM is dropped by YAML readers and U+FFFE/U+FFFF are not YAML printable: escaped
+                    out += "\\u" + hex(scalar.value, digits: 4)
                 } else {
                     out.unicodeScalars.append(scalar)
                 }
@@ -25,9 +28,10 @@ public enum FrontMatterWriter {
         return out + "\""
     }
 
-    private static func hex2(_ value: UInt32) -> String {
-        let digits = Array("0123456789ABCDEF")
-        return String([digits[Int(value >> 4)], digits[Int(value & 0xF)]])
+    /// `value` in exactly `digits` upper-case hex digits (the escape's width; callers pass values that fit).
+    private static func hex(_ value: UInt32, digits: Int) -> String {
+        let text = String(value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, digits - text.count)) + text
     }
 
     /// `title`, `date`, `updated`, `tags`, `draft`, `slug`, `id`, `qiita_url`, `likes_count`, then the body.

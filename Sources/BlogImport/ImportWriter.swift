@@ -74,15 +74,28 @@ public struct ImportWriter: Sendable {
         return planned
     }
 
-    /// The posts already in `directory`, by slug (as the content loader derives it).
+    /// The posts already in `directory` and its sub-folders (the build reads every Markdown file
+    /// under `content/posts/` as a post), by slug as the content loader derives it. Hidden files
+    /// and folders are skipped as the loader skips them; a folder reached twice through links is
+    /// read once.
     static func existingPosts(in directory: String) -> [String: [ExistingPost]] {
         var result: [String: [ExistingPost]] = [:]
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return result }
-        for name in names.sorted() where !name.hasPrefix(".") && (name.hasSuffix(".md") || name.hasSuffix(".markdown")) {
-            let path = (directory as NSString).appendingPathComponent(name)
-            guard let data = FileManager.default.contents(atPath: path),
-                  let post = ExistingPost(path: path, text: String(decoding: data, as: UTF8.self)) else { continue }
-            result[post.slug, default: []].append(post)
+        var visited = Set<String>()
+        var pending = [directory]
+        while let folder = pending.popLast() {
+            let real = (folder as NSString).resolvingSymlinksInPath
+            guard visited.insert(real).inserted,
+                  let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { continue }
+            for name in names.sorted() where !name.hasPrefix(".") {
+                let path = (folder as NSString).appendingPathComponent(name)
+                var isDirectory: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { continue }
+                if isDirectory.boolValue { pending.append(path); continue }
+                guard name.hasSuffix(".md") || name.hasSuffix(".markdown"),
+                      let data = FileManager.default.contents(atPath: path),
+                      let post = ExistingPost(path: path, text: String(decoding: data, as: UTF8.self)) else { continue }
+                result[post.slug, default: []].append(post)
+            }
         }
         return result
     }
@@ -164,10 +177,20 @@ struct ExistingPost {
         if let slug = front.slug ?? front.id {
             self.slug = slug
         } else if let title = front.title {
-            self.slug = Slug.make(title)
+            self.slug = ExistingPost.derivedSlug(title: title, fileName: (path as NSString).lastPathComponent)
         } else {
             return nil
         }
+    }
+
+    /// The slug the content loader gives a post without `slug:` or `id:` (its `derivedSlug`):
+    /// the title's slug cut to 80 characters, else the file name's, else a hash of the title.
+    static func derivedSlug(title: String, fileName: String) -> String {
+        var slug = Slug.make(title)
+        if slug.count > 80 { slug = String(slug.prefix(80)) }
+        while slug.hasSuffix("-") { slug.removeLast() }
+        if slug.isEmpty { slug = Slug.make((fileName as NSString).deletingPathExtension) }
+        return slug.isEmpty ? "post-\(String(fnv1a64(title.utf8), radix: 16))" : slug
     }
 
     func isSameArticle(as article: ImportedArticle) -> Bool {

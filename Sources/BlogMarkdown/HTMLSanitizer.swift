@@ -1,8 +1,9 @@
 /// Filters raw HTML (cmark's HTML block and inline HTML nodes) against a small allowlist.
 ///
 /// Allowed tags keep only their allowed attributes; URL attributes keep only `http:`, `https:`,
-/// `mailto:` and relative URLs (plus `data:image/...` for `img src`). Every other tag is escaped so it
-/// shows as text. Comments are dropped. Text between tags passes (with `<`/`>` escaped).
+/// `mailto:` and relative URLs (plus `data:image/...` for `img src`), as `URLSafety` reads them.
+/// Every other tag is escaped so it shows as text. Comments are dropped. Text between tags passes
+/// (with `<`/`>` escaped).
 enum HTMLSanitizer {
     static let allowed: [String: Set<String>] = [
         "details": ["open"], "summary": [], "br": [], "kbd": [], "sup": [], "sub": [],
@@ -115,7 +116,14 @@ enum HTMLSanitizer {
         out.append(contentsOf: Array(name.utf8))
         if !closing {
             for (attr, value) in attributes where allowedAttributes.contains(attr) {
-                if urlAttributes.contains(attr) && !isAllowedURL(value, image: name == "img") { continue }
+                if urlAttributes.contains(attr) {
+                    // written as decoded and checked, so the browser cannot read another scheme into it
+                    guard let url = URLSafety.allowedAttributeURL(value, use: name == "img" ? .image : .link) else { continue }
+                    out.append(contentsOf: Array(" \(attr)=\"".utf8))
+                    out.append(contentsOf: url)
+                    out.append(UInt8(ascii: "\""))
+                    continue
+                }
                 out.append(0x20)
                 out.append(contentsOf: Array(attr.utf8))
                 out.append(contentsOf: Array("=\"".utf8))
@@ -133,52 +141,5 @@ enum HTMLSanitizer {
         }
         out.append(UInt8(ascii: ">"))
         return (i, out)
-    }
-
-    /// Decodes the few character references that could hide a scheme, then checks the scheme.
-    static func isAllowedURL(_ raw: [UInt8], image: Bool) -> Bool {
-        var decoded: [UInt8] = []
-        var i = 0
-        while i < raw.count {
-            let b = raw[i]
-            if b == UInt8(ascii: "&") {
-                var j = i + 1
-                while j < raw.count && raw[j] != UInt8(ascii: ";") && j - i < 12 { j += 1 }
-                if j < raw.count && raw[j] == UInt8(ascii: ";") {
-                    let entity = String(decoding: raw[(i + 1)..<j], as: UTF8.self).lowercased()
-                    var scalar: UInt32?
-                    if entity.hasPrefix("#x") { scalar = UInt32(entity.dropFirst(2), radix: 16) }
-                    else if entity.hasPrefix("#") { scalar = UInt32(entity.dropFirst(1)) }
-                    else if entity == "colon" { scalar = 58 }
-                    else if entity == "tab" || entity == "newline" { scalar = 9 }
-                    if let s = scalar {
-                        if s < 128 { decoded.append(UInt8(s)) } else { decoded.append(UInt8(ascii: "?")) }
-                        i = j + 1
-                        continue
-                    }
-                }
-            }
-            if b >= 0x20 && b != 0x7F { decoded.append(b) }
-            i += 1
-        }
-        // scheme?
-        var k = 0
-        while k < decoded.count && decoded[k] <= 0x20 { k += 1 }
-        var scheme: [UInt8] = []
-        var hasScheme = false
-        var m = k
-        while m < decoded.count {
-            let c = decoded[m]
-            if c == UInt8(ascii: ":") { hasScheme = !scheme.isEmpty; break }
-            if c == UInt8(ascii: "/") || c == UInt8(ascii: "?") || c == UInt8(ascii: "#") { break }
-            scheme.append(c.lowerASCII)
-            m += 1
-        }
-        if !hasScheme { return true }
-        switch String(decoding: scheme, as: UTF8.self) {
-        case "http", "https", "mailto": return true
-        case "data": return image && !isDangerousURL(decoded[k...])
-        default: return false
-        }
     }
 }

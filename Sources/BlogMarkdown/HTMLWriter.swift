@@ -171,7 +171,7 @@ extension Transformer {
                     out.append(static: " rel=\"noopener\">")
                 } else {
                     out.append(static: "<a href=\"")
-                    if unsafe || !isCmarkDangerousURL(url) { out.appendEscapedHref(url) }
+                    if unsafe ? !URLSafety.runsScript(utf8: url, use: .link) : !isCmarkDangerousURL(url) { out.appendEscapedHref(url) }
                     out.append(UInt8(ascii: "\""))
                     appendTitle(&out, node)
                     out.append(UInt8(ascii: ">"))
@@ -181,9 +181,10 @@ extension Transformer {
                     let url = cBytesView(cmark_node_get_url(node))
                     links.append(MarkdownLink(destination: makeString(url, trusted: true), line: Int(originalLine(self.line(of: node)))))
                     if qiita {
-                        let safe = unsafe || !isDangerousURL(url)
-                        // Qiita links an image to its full-size file, unless the image is a link's text
-                        imageLinked = linkDepth == 0 && safe && !url.isEmpty
+                        let safe = unsafe ? !URLSafety.runsScript(utf8: url, use: .image) : !isDangerousURL(url)
+                        // Qiita links an image to its full-size file, unless the image is a link's
+                        // text or its URL may only be an image's (a data: image is no link target)
+                        imageLinked = linkDepth == 0 && safe && !url.isEmpty && !URLSafety.runsScript(utf8: url, use: .link)
                         if imageLinked {
                             out.append(static: "<a href=\"")
                             out.appendEscapedHref(url)
@@ -193,7 +194,7 @@ extension Transformer {
                         if safe { out.appendEscapedHref(url) }
                     } else {
                         out.append(static: "<img src=\"")
-                        if unsafe || !isCmarkDangerousURL(url) { out.appendEscapedHref(url) }
+                        if unsafe ? !URLSafety.runsScript(utf8: url, use: .image) : !isCmarkDangerousURL(url) { out.appendEscapedHref(url) }
                     }
                     out.append(static: "\" alt=\"")
                     altImage = node

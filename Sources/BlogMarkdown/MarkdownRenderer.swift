@@ -10,7 +10,8 @@ import Darwin
 public struct MarkdownOptions: Sendable, Hashable {
     /// Newlines inside a paragraph become `<br />` (Qiita's behaviour).
     public var hardBreaks: Bool
-    /// Raw HTML passes through untouched (trusted archives only).
+    /// Raw HTML passes through as written (trusted archives only), but for URLs that would run
+    /// script (`javascript:`, `vbscript:`, `data:` other than images), which are removed still.
     public var unsafeHTML: Bool
     /// The Qiita dialect (tables, notes, code file names, math, footnotes...).
     public var qiitaExtensions: Bool

@@ -11,6 +11,7 @@ extension Transformer {
         let qiita = options.qiitaExtensions
         // one context for the document: an embed's closing tag may be a later node
         var embeds = EmbedContext(scripts: options.embedScripts)
+        var scriptURLs = ScriptURLFilter() // one per document: the browser reads its raw HTML as one stream
         for node in htmlNodes {
             let isBlock = kind(node) == CMARK_NODE_HTML_BLOCK
             var bytes: [UInt8]
@@ -18,7 +19,11 @@ extension Transformer {
             let ids = rawHeadingIDs.isEmpty ? nil : rawHeadingIDs[node]
             if options.unsafeHTML {
                 if let ids { bytes = Transformer.insertHeadingIDs(bytes, ids) }
-                if qiita && bytes.count != literalBytes(node).count { setLiteral(node, bytes) }
+                if let filtered = scriptURLs.filter(bytes) {
+                    setLiteral(node, filtered)
+                } else if qiita && bytes.count != literalBytes(node).count {
+                    setLiteral(node, bytes)
+                }
                 continue
             }
             var clean = qiita ? bytes.withUnsafeBufferPointer { HTMLSanitizer.sanitize($0, embeds: &embeds) }

@@ -42,13 +42,16 @@ func errorStateEvent(_ errors: [String]) -> String {
 /// connection is suspended (not polled at all) until a broadcast resumes it.
 final class SSEClient {
     let connection: OpaquePointer
+    /// The connection's socket, watched for the browser closing it.
+    let fd: Int32
     unowned let hub: LiveReloadHub
     var pending: [UInt8]
     var suspended = false
     var ended = false
 
-    init(connection: OpaquePointer, hub: LiveReloadHub, initial: [UInt8]) {
+    init(connection: OpaquePointer, fd: Int32, hub: LiveReloadHub, initial: [UInt8]) {
         self.connection = connection
+        self.fd = fd
         self.hub = hub
         self.pending = initial
     }
@@ -79,14 +82,40 @@ final class LiveReloadHub {
     private var closing = false
     /// A client that does not read this much queued data is dropped.
     static let maxPending = 256 * 1024
+    /// Open streams at most: each holds a connection, and connections from one address are limited.
+    let limit: Int
+    /// Called after a stream registers (outside the lock), so that its socket is watched at once.
+    var registered: (() -> Void)?
+
+    init(limit: Int = 64) {
+        self.limit = limit
+    }
 
     var count: Int { lock.withLock { clients.count } }
 
+    /// False when closing or full (the caller answers 503).
     func register(_ client: SSEClient) -> Bool {
-        lock.withLock {
-            if closing { return false }
+        let added: Bool = lock.withLock {
+            if closing || clients.count >= limit { return false }
             clients[ObjectIdentifier(client)] = client
             return true
+        }
+        if added { registered?() }
+        return added
+    }
+
+    /// The open streams and their sockets.
+    func sockets() -> [(client: SSEClient, fd: Int32)] {
+        lock.withLock { clients.values.filter { !$0.ended && $0.fd >= 0 }.map { ($0, $0.fd) } }
+    }
+
+    /// Ends one stream (its browser went away): libmicrohttpd resumes it, finds the end and closes it.
+    func end(_ client: SSEClient) {
+        lock.withLock {
+            guard clients[ObjectIdentifier(client)] != nil, !client.ended else { return }
+            client.ended = true
+            client.pending.removeAll()
+            wake(client)
         }
     }
 

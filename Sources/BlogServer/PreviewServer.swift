@@ -23,8 +23,8 @@ public final class PreviewServer: @unchecked Sendable {
     private var core: ServerCore?
     private var coreRef: Unmanaged<ServerCore>?
     private var observerToken: Int?
-    private var keepAliveThread: NativeThread?
-    private let keepAliveStop = WakePipe()
+    private var watchThread: NativeThread?
+    private let watchStop = WakePipe()
 
     /// Binds the listening socket right away, so a taken port fails here with
     /// `ServerError("port 8080 is already in use (try --port N)")`. Call `start()` to serve.
@@ -91,6 +91,27 @@ public final class PreviewServer: @unchecked Sendable {
             if options.perIPLimit > 0 {
                 arguments += [MHD_OPTION.PER_IP_CONNECTION_LIMIT.rawValue, UInt32(options.perIPLimit)]
             }
+            let notifyConnection: MHD_NotifyConnectionCallback = { cls, connection, _, toe in
+                guard let cls, let connection else { return }
+                let watch = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().watch
+                // MHD_CONNECTION_NOTIFY_STARTED is 0, CLOSED 1
+                if toe.rawValue == 0 { watch.opened(connection) } else { watch.closed(connection) }
+            }
+            let requestEnded: MHD_RequestCompletedCallback = { cls, connection, _, _ in
+                guard let cls, let connection else { return }
+                Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().watch.requestEnded(connection)
+            }
+            // The request target as libmicrohttpd found it in the request line, before it splits the
+            // query: a C string, so a raw NUL would cut the path short and serve what precedes it.
+            typealias URILog = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer?
+            let uriLog: URILog = { _, uri, _ in
+                guard let uri else { return nil }
+                return requestTargetIsCut(uri) ? ServerCore.badRequestLine : nil
+            }
+            arguments += [MHD_OPTION.URI_LOG_CALLBACK.rawValue, unsafeBitCast(uriLog, to: Int.self), Int(0)]
+            let coreAddress = Int(bitPattern: ref.toOpaque())
+            arguments += [MHD_OPTION.NOTIFY_CONNECTION.rawValue, unsafeBitCast(notifyConnection, to: Int.self), coreAddress,
+                          MHD_OPTION.NOTIFY_COMPLETED.rawValue, unsafeBitCast(requestEnded, to: Int.self), coreAddress]
             arguments.append(MHD_OPTION.END.rawValue)
 
             let started: OpaquePointer? = withVaList(arguments) { list in
@@ -108,14 +129,12 @@ public final class PreviewServer: @unchecked Sendable {
             self.core = core
             coreRef = ref
             observerToken = store.addObserver { [weak core] event in core?.storeChanged(event) }
-            if options.liveReload {
-                let interval = max(0.05, options.keepAliveInterval)
-                let stop = keepAliveStop
-                keepAliveThread = NativeThread { [weak core] in
-                    while !stop.wait(seconds: interval) {
-                        core?.hub.broadcast(": keep-alive\n\n")
-                    }
-                }
+            let interval = max(0.05, options.keepAliveInterval)
+            let stop = watchStop
+            let watch = core.watch
+            core.hub.registered = { [weak watch] in watch?.wake.signal() }
+            watchThread = NativeThread { [hub = core.hub] in
+                watch.run(hub: hub, keepAlive: interval, stop: stop)
             }
         }
     }
@@ -125,10 +144,10 @@ public final class PreviewServer: @unchecked Sendable {
     public func stop() {
         lock.withLock {
             if let token = observerToken { store.removeObserver(token); observerToken = nil }
-            if let thread = keepAliveThread {
-                keepAliveStop.signal()
+            if let thread = watchThread {
+                watchStop.signal()
                 thread.join()
-                keepAliveThread = nil
+                watchThread = nil
             }
             guard let daemon else { return }
             core?.hub.closeAll()
@@ -212,7 +231,10 @@ final class ServerCore {
     let store: SiteStore
     let hosts: HostAllowlist
     let baseSegments: [String]
-    let hub = LiveReloadHub()
+    /// The request state of a request line holding a NUL (answered 400).
+    static let badRequestLine = UnsafeMutableRawPointer(bitPattern: 2)
+    let hub: LiveReloadHub
+    let watch: ConnectionWatch
     private let lock = Mutex()
     private var site: PreparedSite
     private let scriptFile: PreparedFile?
@@ -221,6 +243,8 @@ final class ServerCore {
         self.options = options
         self.store = store
         self.hosts = hosts
+        hub = LiveReloadHub(limit: options.liveReloadLimit)
+        watch = ConnectionWatch(headerTimeout: options.headerTimeout)
         baseSegments = options.basePath.split(separator: "/").map(String.init)
         site = PreparedSite(snapshot: store.snapshot, injectLiveReload: options.liveReload)
         scriptFile = PreparedFile(bytes: Array(liveReloadScript.utf8), contentType: "text/javascript; charset=utf-8")
@@ -257,11 +281,16 @@ final class ServerCore {
     /// with any body data, then once more with none. Answering on the first call makes it close the
     /// connection, so good requests are answered on the last call (keep-alive works) while refused
     /// ones (bad Host, other methods) are answered at once and the connection is closed.
-    func handle(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
+    func handle(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, method rawMethod: UnsafePointer<CChar>?,
                 uploadSize: UnsafeMutablePointer<Int>?, state: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> MHD_Result {
-        let method = method.map { String(cString: $0) } ?? ""
+        let method = rawMethod.map { String(cString: $0) } ?? ""
+        if state?.pointee == ServerCore.badRequestLine || (state?.pointee == nil && methodIsCut(rawMethod, url)) {
+            state?.pointee = nil
+            return sendText(connection, 400, "400 Bad Request\n")
+        }
         let firstCall = state?.pointee == nil
         if firstCall {
+            watch.headersArrived(connection)
             guard hosts.allows(header(connection, "Host")) else {
                 return sendText(connection, 403, "403 Forbidden: this preview server only answers to localhost\n")
             }
@@ -329,7 +358,7 @@ final class ServerCore {
                 return send(connection, 200, [], contentType: "text/event-stream; charset=utf-8", headers: streamHeaders)
             }
             let initial = "retry: 1000\n\n" + errorStateEvent(store.errors)
-            let client = SSEClient(connection: connection, hub: hub, initial: Array(initial.utf8))
+            let client = SSEClient(connection: connection, fd: watch.socket(of: connection), hub: hub, initial: Array(initial.utf8))
             guard hub.register(client) else { return sendText(connection, 503, "503 Service Unavailable\n") }
             let reader: MHD_ContentReaderCallback = { cls, _, buffer, max in
                 guard let cls, let buffer else { return -2 }
@@ -406,6 +435,29 @@ final class ServerCore {
     private func header(_ connection: OpaquePointer, _ name: String) -> String? {
         MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
     }
+}
+
+/// True when the request target given to the URI log callback ends at a NUL of the request
+/// itself: libmicrohttpd ends the target with a NUL where the version began, so the bytes after
+/// the target's end must be the version (`HTTP/`).
+func requestTargetIsCut(_ uri: UnsafePointer<CChar>) -> Bool {
+    let after = UnsafeRawPointer(uri + strlen(uri) + 1).assumingMemoryBound(to: UInt8.self)
+    for (k, byte) in "HTTP/".utf8.enumerated() where after[k] != byte { return true }
+    return false
+}
+
+/// True when the method ends at a NUL of the request line: libmicrohttpd put its own NUL where
+/// the space after the method was, and only spaces may lie between it and the target.
+func methodIsCut(_ method: UnsafePointer<CChar>?, _ url: UnsafePointer<CChar>?) -> Bool {
+    guard let method, let url else { return false }
+    var p = UnsafeRawPointer(method + strlen(method) + 1)
+    let target = UnsafeRawPointer(url)
+    guard p <= target else { return false } // not the request line's layout: nothing to judge
+    while p < target {
+        if p.load(as: UInt8.self) != 0x20 { return true }
+        p += 1
+    }
+    return false
 }
 
 /// Percent-encodes one path segment for a `Location` header.

@@ -89,7 +89,7 @@ public final class PreviewSession: @unchecked Sendable {
                 // The terminal first, then the browsers: whoever sees the overlay can also find it in the terminal.
                 console?.printError("build failed; still serving the last good version:")
                 if let console {
-                    for line in lines { console.printError("  " + console.errorStyle.diagnostic(line, severity: .error)) }
+                    for line in lines { console.printDiagnosticLine(line, severity: .error, indent: "  ") }
                 }
                 store.setErrors(lines)
                 return false

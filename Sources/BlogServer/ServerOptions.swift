@@ -20,6 +20,10 @@ public struct ServerOptions: Sendable {
     public var allowedHosts: [String]
     /// Seconds between keep-alive comments on live-reload streams.
     public var keepAliveInterval: Double
+    /// Live-reload streams open at once at most (more get 503; each holds a connection).
+    public var liveReloadLimit: Int
+    /// Seconds a connection may take to send a request's headers before it is closed.
+    public var headerTimeout: Double
 
     public init(port: Int = 8080,
                 bind: String = "127.0.0.1",
@@ -29,7 +33,9 @@ public struct ServerOptions: Sendable {
                 perIPLimit: Int = 512,
                 basePath: String = "/",
                 allowedHosts: [String] = [],
-                keepAliveInterval: Double = 15) {
+                keepAliveInterval: Double = 15,
+                liveReloadLimit: Int = 64,
+                headerTimeout: Double = 10) {
         self.port = port
         self.bind = bind
         self.liveReload = liveReload
@@ -39,6 +45,8 @@ public struct ServerOptions: Sendable {
         self.basePath = basePath
         self.allowedHosts = allowedHosts
         self.keepAliveInterval = keepAliveInterval
+        self.liveReloadLimit = liveReloadLimit
+        self.headerTimeout = headerTimeout
     }
 }
 
