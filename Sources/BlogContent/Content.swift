@@ -85,6 +85,7 @@ public struct Post: Sendable {
         @usableFromInline var summary: String
         @usableFromInline var readingMinutes: Int
         @usableFromInline var tagKeys: [String]
+        @usableFromInline var meta = PostMeta()
 
         init(sourcePath: String, title: String, date: PostDate, updated: PostDate?, tags: [String], draft: Bool, slug: String, description: String?, id: String, content: RenderedMarkdown, bodyFirstLine: Int, keyLines: [String: Int], summary: String, readingMinutes: Int, tagKeys: [String]) {
             self.sourcePath = sourcePath
@@ -105,7 +106,9 @@ public struct Post: Sendable {
         }
 
         func copy() -> Storage {
-            Storage(sourcePath: sourcePath, title: title, date: date, updated: updated, tags: tags, draft: draft, slug: slug, description: description, id: id, content: content, bodyFirstLine: bodyFirstLine, keyLines: keyLines, summary: summary, readingMinutes: readingMinutes, tagKeys: tagKeys)
+            let copied = Storage(sourcePath: sourcePath, title: title, date: date, updated: updated, tags: tags, draft: draft, slug: slug, description: description, id: id, content: content, bodyFirstLine: bodyFirstLine, keyLines: keyLines, summary: summary, readingMinutes: readingMinutes, tagKeys: tagKeys)
+            copied.meta = meta
+            return copied
         }
     }
 
@@ -197,6 +200,12 @@ public struct Post: Sendable {
         @inlinable get { storage.tagKeys }
         @inlinable set { makeUnique(); storage.tagKeys = newValue }
         @inlinable _modify { makeUnique(); yield &storage.tagKeys }
+    }
+
+    /// Front matter a theme may show but the build does not use (see `PostMeta`).
+    public var meta: PostMeta {
+        @inlinable get { storage.meta }
+        @inlinable set { makeUnique(); storage.meta = newValue }
     }
 
     public init(sourcePath: String, title: String, date: PostDate, updated: PostDate?, tags: [String], draft: Bool,
