@@ -235,4 +235,13 @@ final class ThemePagesTests: XCTestCase {
         let numbered = try build(try Fixtures.site(Self.files(config: "title: T\nparams:\n  line_numbers: true\n")))
         XCTAssertTrue(try html(numbered, "index.html").contains(" data-line-numbers>"))
     }
+
+    func testLineNumbersOnRequestFromTheFence() throws {
+        let post = "---\ntitle: t\ndate: 2024-01-01\nslug: t\n---\n```swift:App.swift {linenos}\nlet a = 1\n```\n\n```swift:B.swift\nlet b = 2\n```\n"
+        let site = try build(try Fixtures.site(["content/posts/t.md": post]))
+        let page = try html(site, "posts/t/index.html")
+        XCTAssertTrue(page.contains("<div class=\"code-frame linenos\" data-lang=\"swift\"><div class=\"code-lang\">App.swift</div>"), page)
+        XCTAssertTrue(page.contains("<div class=\"code-frame\" data-lang=\"swift\"><div class=\"code-lang\">B.swift</div>"), page)
+        XCTAssertFalse(page.contains("{linenos}"))
+    }
 }

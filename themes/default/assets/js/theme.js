@@ -47,7 +47,13 @@
   }
 
   function copyText(text) {
-    if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text);
+    // The Clipboard API needs a secure context and the page's focus; the older way covers the rest.
+    if (navigator.clipboard && window.isSecureContext) {
+      return navigator.clipboard.writeText(text).catch(function () { return legacyCopy(text); });
+    }
+    return legacyCopy(text);
+  }
+  function legacyCopy(text) {
     return new Promise(function (resolve, reject) {
       var area = document.createElement('textarea');
       area.value = text;
