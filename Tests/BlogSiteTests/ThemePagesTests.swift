@@ -244,4 +244,15 @@ final class ThemePagesTests: XCTestCase {
         XCTAssertTrue(page.contains("<div class=\"code-frame\" data-lang=\"swift\"><div class=\"code-lang\">B.swift</div>"), page)
         XCTAssertFalse(page.contains("{linenos}"))
     }
+
+    func testSummariesComeFromParagraphsOnly() throws {
+        let body = "## 見出しの文\n\n| 表A | 表B |\n|---|---|\n| 表1 | 表2 |\n\n```swift\nlet code = 1\n```\n\n最初の段落 &amp; <b>太字</b>[^1]です。\n\n- 項目\n\n次の段落です。\n\n[^1]: 脚注の文。\n"
+        let site = try build(try Fixtures.site(["content/posts/s.md": "---\ntitle: S\ndate: 2024-01-01\nslug: s\n---\n" + body]))
+        let page = try html(site, "posts/s/index.html")
+        let summary = try XCTUnwrap(meta(page, "og:description"))
+        XCTAssertTrue(summary.hasPrefix("最初の段落 &amp; 太字です。"), summary)
+        XCTAssertTrue(summary.contains("次の段落です。"), summary)
+        for noise in ["見出し", "表A", "表1", "code", "脚注", "項目"] { XCTAssertFalse(summary.contains(noise), "\(noise) in \(summary)") }
+        XCTAssertTrue(try html(site, "index.html").contains("<p class=\"post-item-summary\">最初の段落"))
+    }
 }
