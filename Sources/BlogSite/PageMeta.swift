@@ -162,7 +162,8 @@ struct MenuViews: Sendable {
     /// Each item's URL path (nil for external links).
     let paths: [String?]
     let basePath: String
-    /// `variants[0]`: no item current; `variants[i + 1]`: item `i` current.
+    /// `variants[0]`: no item current; `variants[i + 1]`: item `i` is the page; `variants[count + i + 1]`:
+    /// the page is in item `i`'s section.
     let variants: [MustacheValue]
 
     init(config: SiteConfig, urls: URLBuilder, lang: [String: String]) {
@@ -174,16 +175,20 @@ struct MenuViews: Sendable {
         let paths: [String?] = items.map { $0.isExternal ? nil : urls.path(Slug.percentEncodePath($0.url)) }
         self.paths = paths
         basePath = urls.path("")
-        variants = (-1..<items.count).map { current in
+        func variant(current: Int, exact: Bool) -> MustacheValue {
             .array(items.enumerated().map { index, item in
                 var fields = MustacheObject()
                 fields["label"] = .string(item.label)
                 fields["url"] = .string(paths[index] ?? item.url)
                 fields["is_external"] = .bool(item.isExternal)
                 fields["is_current"] = .bool(index == current)
+                // `page` for the page itself, `true` for a page in the item's section.
+                fields["aria_current"] = .string(index == current ? (exact ? "page" : "true") : "")
                 return .object(fields)
             })
         }
+        variants = [variant(current: -1, exact: true)] + items.indices.map { variant(current: $0, exact: true) }
+            + items.indices.map { variant(current: $0, exact: false) }
     }
 
     /// The menu as page `url` shows it: the item with that URL is current, else the item whose
@@ -198,6 +203,6 @@ struct MenuViews: Sendable {
                 bestLength = path.utf8.count
             }
         }
-        return variants[best + 1]
+        return best < 0 ? variants[0] : variants[paths.count + best + 1]
     }
 }

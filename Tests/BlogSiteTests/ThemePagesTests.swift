@@ -177,7 +177,8 @@ final class ThemePagesTests: XCTestCase {
         XCTAssertTrue(nav.contains("<a href=\"/blog/about/\" aria-current=\"page\">このブログについて</a>"), nav)
         XCTAssertTrue(nav.contains("<a href=\"/blog/posts/\">記事</a>"), nav)
         XCTAssertFalse(nav.contains(">タグ<"), "the menu replaces the theme's links")
-        XCTAssertTrue(try html(site, "posts/page/2/index.html").contains("<a href=\"/blog/posts/\" aria-current=\"page\">記事</a>"))
+        XCTAssertTrue(try html(site, "posts/index.html").contains("<a href=\"/blog/posts/\" aria-current=\"page\">記事</a>"))
+        XCTAssertTrue(try html(site, "posts/c/index.html").contains("<a href=\"/blog/posts/\" aria-current=\"true\">記事</a>"))
         XCTAssertTrue(about.contains("<footer>@yamada_ios</footer>"))
 
         let draft = try html(site, "posts/e/index.html")
@@ -192,7 +193,8 @@ final class ThemePagesTests: XCTestCase {
 
         // Without `menu` the theme's own links, marked on their pages.
         let plain = try build(try Fixtures.site(Self.files(config: "title: T\n")))
-        XCTAssertTrue(try html(plain, "tags/swift/index.html").contains("<a href=\"/tags/\" aria-current=\"page\">タグ</a>"))
+        XCTAssertTrue(try html(plain, "tags/index.html").contains("<a href=\"/tags/\" aria-current=\"page\">タグ</a>"))
+        XCTAssertTrue(try html(plain, "tags/swift/index.html").contains("<a href=\"/tags/\" aria-current=\"true\">タグ</a>"))
         XCTAssertTrue(try html(plain, "index.html").contains("<a href=\"/tags/\">タグ</a>"))
     }
 
