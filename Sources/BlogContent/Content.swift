@@ -103,6 +103,7 @@ public struct Post: Sendable {
         @usableFromInline var summary: String
         @usableFromInline var readingMinutes: Int
         @usableFromInline var tagKeys: [String]
+        @usableFromInline var meta = PostMeta()
 
         init(sourcePath: String, title: String, date: PostDate, updated: PostDate?, tags: [String], draft: Bool, slug: String, description: String?, id: String, content: RenderedMarkdown, bodyFirstLine: Int, keyLines: [String: Int], summary: String, readingMinutes: Int, tagKeys: [String]) {
             self.sourcePath = sourcePath
@@ -123,7 +124,9 @@ public struct Post: Sendable {
         }
 
         func copy() -> Storage {
-            Storage(sourcePath: sourcePath, title: title, date: date, updated: updated, tags: tags, draft: draft, slug: slug, description: description, id: id, content: content, bodyFirstLine: bodyFirstLine, keyLines: keyLines, summary: summary, readingMinutes: readingMinutes, tagKeys: tagKeys)
+            let copied = Storage(sourcePath: sourcePath, title: title, date: date, updated: updated, tags: tags, draft: draft, slug: slug, description: description, id: id, content: content, bodyFirstLine: bodyFirstLine, keyLines: keyLines, summary: summary, readingMinutes: readingMinutes, tagKeys: tagKeys)
+            copied.meta = meta
+            return copied
         }
     }
 
@@ -217,6 +220,12 @@ public struct Post: Sendable {
         @inlinable _modify { makeUnique(); yield &storage.tagKeys }
     }
 
+    /// Front matter a theme may show but the build does not use (see `PostMeta`).
+    public var meta: PostMeta {
+        @inlinable get { storage.meta }
+        @inlinable set { makeUnique(); storage.meta = newValue }
+    }
+
     public init(sourcePath: String, title: String, date: PostDate, updated: PostDate?, tags: [String], draft: Bool,
                 slug: String, description: String?, id: String, content: RenderedMarkdown, bodyFirstLine: Int, keyLines: [String: Int]) {
         self.init(sourcePath: sourcePath, title: title, date: date, updated: updated, tags: tags, draft: draft, slug: slug,
@@ -231,7 +240,7 @@ public struct Post: Sendable {
         assert(tagKeys == tags.map(Tag.key(for:)), "tag keys do not match the tags")
         storage = Storage(sourcePath: sourcePath, title: title, date: date, updated: updated, tags: tags, draft: draft,
                           slug: slug, description: description, id: id, content: content, bodyFirstLine: bodyFirstLine,
-                          keyLines: keyLines, summary: Post.summary(description: description, plainText: content.plainText),
+                          keyLines: keyLines, summary: Post.summary(description: description, content: content),
                           readingMinutes: Post.readingMinutes(content.plainText), tagKeys: tagKeys)
     }
 
@@ -239,15 +248,16 @@ public struct Post: Sendable {
     /// rendered body, with the summary and the reading time made from it, as `init` makes them.
     public mutating func setContent(_ content: RenderedMarkdown) {
         makeUnique()
-        storage.summary = Post.summary(description: storage.description, plainText: content.plainText)
+        storage.summary = Post.summary(description: storage.description, content: content)
         storage.readingMinutes = Post.readingMinutes(content.plainText)
         storage.content = content
     }
 
-    /// The description when there is one, else the start of the text.
-    static func summary(description: String?, plainText: String) -> String {
+    /// The description when there is one, else the start of the paragraphs' text.
+    static func summary(description: String?, content: RenderedMarkdown) -> String {
         if let description, !description.isEmpty { return description }
-        return Post.excerpt(plainText, limit: 140)
+        // A few characters over the limit, so that `excerpt` sees the text was cut.
+        return Post.excerpt(Post.paragraphText(content.html, limit: 150), limit: 140)
     }
 
     /// The first `limit` characters (Unicode scalars) of text with whitespace folded, with an ellipsis when cut.

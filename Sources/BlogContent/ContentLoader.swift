@@ -189,10 +189,12 @@ public struct ContentLoader {
         if isPost {
             guard let date = front.date else { return .failed }
             let slug = front.slug ?? front.id ?? derivedSlug(title: title, fileName: (path as NSString).lastPathComponent)
-            return .post(Post(sourcePath: path, title: title, date: date.inZone(config.timezone),
-                              updated: front.updated?.inZone(config.timezone), tags: front.tags, draft: front.draft,
-                              slug: slug, description: front.description, id: front.id ?? slug, content: rendered,
-                              bodyFirstLine: document.bodyFirstLine, keyLines: front.keyLines, tagKeys: front.tagKeys))
+            var post = Post(sourcePath: path, title: title, date: date.inZone(config.timezone),
+                            updated: front.updated?.inZone(config.timezone), tags: front.tags, draft: front.draft,
+                            slug: slug, description: front.description, id: front.id ?? slug, content: rendered,
+                            bodyFirstLine: document.bodyFirstLine, keyLines: front.keyLines, tagKeys: front.tagKeys)
+            if front.meta != PostMeta() { post.meta = front.meta }
+            return .post(post)
         }
         var pagePath = String(path.dropFirst("content/".count))
         pagePath = String(pagePath[..<(pagePath.lastIndex(of: ".") ?? pagePath.endIndex)])

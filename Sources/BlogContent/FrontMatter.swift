@@ -89,6 +89,21 @@ public struct SplitDocument: Sendable {
     }
 }
 
+/// What a post's front matter says for themes only: the build itself does not use these.
+public struct PostMeta: Sendable, Hashable {
+    /// The picture of the post's social card: a URL, a root path (`/img/a.png`) or a path under the site.
+    public var image: String?
+    /// The post's page on Qiita, from an import.
+    public var qiitaURL: String?
+    public var likesCount: Int?
+
+    public init(image: String? = nil, qiitaURL: String? = nil, likesCount: Int? = nil) {
+        self.image = image
+        self.qiitaURL = qiitaURL
+        self.likesCount = likesCount
+    }
+}
+
 /// Front matter, typed. Qiita's keys are accepted beside ours.
 public struct FrontMatter: Sendable {
     public var title: String?
@@ -103,6 +118,8 @@ public struct FrontMatter: Sendable {
     public var keyLines: [String: Int] = [:]
     /// `Tag.key` of each tag, in the same order.
     public var tagKeys: [String] = []
+    /// `image` (or `cover`), `qiita_url`, `likes_count`.
+    public var meta = PostMeta()
 
     /// The most tags a post may have (Qiita allows 5).
     public static let maxTags = 50
@@ -116,8 +133,9 @@ public struct FrontMatter: Sendable {
 
     static let knownKeys: Set<String> = [
         "title", "date", "created_at", "updated", "updated_at", "tags", "draft", "private", "slug", "description", "id",
+        "image", "cover", "qiita_url", "likes_count",
         // Tolerated keys from qiita-cli and the importers.
-        "organization_url_name", "slide", "ignorePublish", "qiita_url", "likes_count", "layout", "author",
+        "organization_url_name", "slide", "ignorePublish", "layout", "author",
     ]
 
     /// Parses and checks the front matter of one file. Problems are collected into `diagnostics`.
@@ -225,6 +243,17 @@ public struct FrontMatter: Sendable {
                     diagnostics.append(.error("a post may have at most \(FrontMatter.maxTags) tags, this one has \(result.tags.count)", at: at(pair.key)))
                     result.tags = []
                     result.tagKeys = []
+                }
+            // `image` wins over `cover` whichever comes first: both name the social card's picture.
+            case "image": result.meta.image = text(value, key).flatMap { $0.isBlank ? nil : $0 }
+            case "cover": if result.keyLines["image"] == nil { result.meta.image = text(value, key).flatMap { $0.isBlank ? nil : $0 } }
+            case "qiita_url": result.meta.qiitaURL = text(value, key).flatMap { $0.isBlank ? nil : $0 }
+            case "likes_count":
+                if value.isNull { break }
+                if let count = value.int, count >= 0 {
+                    result.meta.likesCount = count
+                } else {
+                    diagnostics.append(.error("'likes_count' must be a whole number of 0 or more", at: at(value)))
                 }
             default:
                 if !knownKeys.contains(key) {

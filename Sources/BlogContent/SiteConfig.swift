@@ -3,6 +3,69 @@ import BlogYAML
 import BlogMarkdown
 import Foundation
 
+/// One link of the header's menu: `{label, url}` or `{label, page}` in `blog.yml`.
+public struct MenuItem: Sendable, Hashable {
+    public var label: String
+    /// An absolute URL (`https://…`), or a path under the site without its base path (`about/`).
+    public var url: String
+    public var isExternal: Bool
+
+    public init(label: String, url: String, isExternal: Bool) {
+        self.label = label
+        self.url = url
+        self.isExternal = isExternal
+    }
+
+    static func parse(_ value: YAMLValue, location: (YAMLValue) -> SourceLocation, errors: inout [Diagnostic], console: Console?) -> [MenuItem] {
+        if value.isNull { return [] }
+        guard let items = value.sequence else {
+            errors.append(.error("'menu' must be a list of {label, url} or {label, page} items", at: location(value)))
+            return []
+        }
+        var menu: [MenuItem] = []
+        for item in items {
+            guard let pairs = item.mapping else {
+                errors.append(.error("each 'menu' item must be a mapping with 'label' and 'url' (or 'page')", at: location(item)))
+                continue
+            }
+            var label: String?, target: String?, isPage = false
+            for pair in pairs {
+                let name = pair.key.scalar ?? ""
+                switch name {
+                case "label", "url", "page":
+                    guard let text = pair.value.scalar?.trimmingCharacters(in: .whitespaces), !text.isEmpty else {
+                        errors.append(.error("'menu.\(name)' must be non-empty text", at: location(pair.value)))
+                        continue
+                    }
+                    if name == "label" { label = text } else { target = text; isPage = name == "page" }
+                default:
+                    console?.report(.warning("unknown key 'menu.\(name)' (known: label, url, page)", at: location(pair.key)))
+                }
+            }
+            guard let label, let target else {
+                errors.append(.error("each 'menu' item needs 'label' and 'url' (or 'page')", at: location(item)))
+                continue
+            }
+            let lower = target.lowercased()
+            if !isPage && (lower.hasPrefix("http://") || lower.hasPrefix("https://") || lower.hasPrefix("mailto:") || target.hasPrefix("//")) {
+                menu.append(MenuItem(label: label, url: target, isExternal: true))
+                continue
+            }
+            // A page path (`about`, `about.md`, `/about/`) or a site path: the URL of that folder.
+            var path = target
+            while path.hasPrefix("/") { path.removeFirst() }
+            if isPage {
+                if path.hasPrefix("content/") { path.removeFirst("content/".count) }
+                if path.hasSuffix(".md") { path.removeLast(3) }
+                if path.hasSuffix("/index") { path.removeLast("/index".count) }
+                if !path.isEmpty && !path.hasSuffix("/") { path += "/" }
+            }
+            menu.append(MenuItem(label: label, url: path, isExternal: false))
+        }
+        return menu
+    }
+}
+
 /// The site's settings from `blog.yml`. Every key is optional.
 public struct SiteConfig: Sendable {
     public var title = "My Blog"
@@ -35,6 +98,12 @@ public struct SiteConfig: Sendable {
     public var followOutsideLinks = false
     /// The largest Markdown file read, in bytes (`limits.max_file_mb`).
     public var maxFileBytes = 16 << 20
+    /// The social card's picture for pages without one of their own (`image`).
+    public var image = ""
+    /// The header's links, in order (`menu`); empty: the theme's own.
+    public var menu: [MenuItem] = []
+    /// Anything a theme wants (`params`), handed to templates as `site.params` unchecked.
+    public var params: YAMLValue?
 
     public init() {}
 
@@ -64,7 +133,7 @@ public struct SiteConfig: Sendable {
     static let knownKeys: Set<String> = ["title", "description", "base_url", "language", "author", "theme",
                                          "timezone", "posts_per_page", "markdown", "import", "toc_min_headings",
                                          "feed_limit", "embeds", "mentions",
-                                         "follow_outside_links", "limits"]
+                                         "follow_outside_links", "limits", "image", "menu", "params"]
 
     /// Loads `blog.yml` from the site folder; returns defaults when the file is absent.
     /// Unknown keys are warnings; wrong types and bad values are errors.
@@ -253,6 +322,14 @@ public struct SiteConfig: Sendable {
                         console?.report(.warning("unknown key 'import.\(name)' (known: known_tags, image_hosts)", at: location(item.key)))
                     }
                 }
+            case "image": if let v = string(value, key) { config.image = v.trimmingCharacters(in: .whitespaces) }
+            case "params":
+                if !value.isNull && value.mapping == nil {
+                    errors.append(.error("'params' must be a mapping of names to values", at: location(value)))
+                } else {
+                    config.params = value
+                }
+            case "menu": config.menu = MenuItem.parse(value, location: location, errors: &errors, console: console)
             default:
                 let known = knownKeys.sorted().joined(separator: ", ")
                 console?.report(.warning("unknown key '\(key)' in blog.yml (known keys: \(known))", at: location(pair.key)))

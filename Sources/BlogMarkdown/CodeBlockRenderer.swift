@@ -46,6 +46,8 @@ enum CodeBlockRenderer {
         /// `data-lang` / `language-` value; empty for none.
         var canonical: [UInt8] = []
         var fileName: [UInt8]?
+        /// `{linenos}` after the language: the frame gets the class `linenos` (themes number its lines).
+        var lineNumbers = false
     }
 
     /// How a code block with a given info string is written (the same for every block with that info).
@@ -79,8 +81,9 @@ enum CodeBlockRenderer {
             return Plan(kind: .plainHighlight(lang), infoWord: Array(infoWord))
         }
         guard !infoWord.isEmpty else { return nil }
-        let info = infoWord.allSatisfy({ $0 < 0x80 }) ? parseASCII(infoWord) : parseString(infoWord)
+        var info = infoWord.allSatisfy({ $0 < 0x80 }) ? parseASCII(infoWord) : parseString(infoWord)
         if info.math { return Plan(kind: .math) }
+        info.lineNumbers = asksForLineNumbers(UnsafeBufferPointer(rebasing: rawInfo[wordEnd...]))
         return Plan(kind: .frame, info: info)
     }
 
@@ -108,6 +111,16 @@ enum CodeBlockRenderer {
         return made
     }
 
+    /// Whether the words after an info string's first hold `{linenos}`.
+    static func asksForLineNumbers(_ rest: UnsafeBufferPointer<UInt8>) -> Bool {
+        let word = Array("{linenos}".utf8)
+        guard rest.count >= word.count else { return false }
+        for start in 0...(rest.count - word.count) where rest[start] == word[0] {
+            if (0..<word.count).allSatisfy({ rest[start + $0] == word[$0] }) { return true }
+        }
+        return false
+    }
+
     /// Writes a code block's HTML (with its final newline) as the plan says.
     static func write(_ plan: Plan, code: UnsafeBufferPointer<UInt8>, highlight: Bool, into out: inout ByteBuffer) {
         switch plan.kind {
@@ -126,7 +139,7 @@ enum CodeBlockRenderer {
         case .frame:
             let info = plan.info
             let canonical = info.canonical
-            out.append(static: "<div class=\"code-frame\"")
+            out.append(static: info.lineNumbers ? "<div class=\"code-frame linenos\"" : "<div class=\"code-frame\"")
             if !canonical.isEmpty {
                 out.append(static: " data-lang=\"")
                 canonical.withUnsafeBufferPointer { out.appendEscaped($0) }

@@ -110,7 +110,9 @@ public final class IncrementalBuilder: @unchecked Sendable {
         func touches(_ prefix: String) -> Bool {
             changed.contains { $0 == root + "/" + prefix || $0.hasPrefix(root + "/" + prefix + "/") }
         }
+        // Every page links the favicon, which a file in static/ replaces (see `Theme.favicon`).
         let configChanged = config == nil || touches("blog.yml") || touches("themes") || touches("layouts")
+            || changed.contains { $0.hasPrefix(root + "/static/favicon.") }
         // A rescan (the watcher lost track) shows up as the site folder itself.
         let everything = changed.contains(root)
 
@@ -711,6 +713,8 @@ public final class IncrementalBuilder: @unchecked Sendable {
         var affected: [PageJob] = []
         for index in changedPosts {
             affected.append(.home(page: index / perPage + 1))
+            affected.append(.postList(page: index / perPage + 1))
+            affected.append(.archiveAll)
             affected.append(.post(index))
             if index > 0 { affected.append(.post(index - 1)) }
             if index + 1 < model.posts.count { affected.append(.post(index + 1)) }
@@ -995,6 +999,11 @@ struct Fingerprints {
             hasher.combine(model.posts.count)
             let start = (page - 1) * perPage
             hashPosts(&hasher, start < model.posts.count ? start..<min(model.posts.count, start + perPage) : 0..<0)
+        case .postList(let page):
+            key = "posts:\(page)"
+            hasher.combine(model.posts.count)
+            let start = (page - 1) * perPage
+            hashPosts(&hasher, start < model.posts.count ? start..<min(model.posts.count, start + perPage) : 0..<0)
         case .post(let index):
             key = "post:" + sourcePaths[index]
             hashPosts(&hasher, [index])
@@ -1022,6 +1031,8 @@ struct Fingerprints {
         case .archiveAll:
             key = "archive"
             archiveStructure(&hasher)
+            // The index lists every post's title.
+            for index in model.posts.indices { hasher.combine(postVersions[index]) }
         case .archiveYear(let index):
             let year = model.years[index]
             key = "archive:\(year.year)"

@@ -18,6 +18,8 @@ public struct OutputFile: Sendable {
 /// The pages a site has; each is rendered on its own, on any core.
 enum PageJob: Sendable {
     case home(page: Int)
+    /// `/posts/`, every post, paginated like the home page.
+    case postList(page: Int)
     case post(Int)
     case page(Int)
     case tags
@@ -52,6 +54,8 @@ final class ViewKeys: Sendable {
     let related = MustacheKey("related"), hasRelated = MustacheKey("has_related"), dateISO = MustacheKey("date_iso")
     let publishedTime = MustacheKey("published_time"), tags = MustacheKey("tags"), modifiedTime = MustacheKey("modified_time")
     let summary = MustacheKey("summary"), readingMinutes = MustacheKey("reading_minutes")
+    let documentTitle = MustacheKey("document_title"), noindex = MustacheKey("noindex"), image = MustacheKey("image")
+    let jsonLD = MustacheKey("json_ld"), menu = MustacheKey("menu")
 }
 
 /// Builds view models and renders every HTML page of the site with the theme.
@@ -78,6 +82,10 @@ struct PageRenderer {
     /// instructions for 3,849 list pages at 10,000 posts). Nil when `summariesFor` is given (an
     /// incremental build renders a few pages).
     let listURLs: [[String]]?
+    /// The header's menu, one variant per current item.
+    let menu: MenuViews
+    /// `image` of blog.yml, absolute: the social card of pages without a picture of their own.
+    let siteImage: String?
 
     /// `summariesFor`: the posts whose list-item view will be needed (nil: all). An incremental
     /// rebuild that renders a few pages builds only the views those pages show.
@@ -87,6 +95,10 @@ struct PageRenderer {
         let config = model.config
         let urls = URLBuilder(config: config)
         self.urls = urls
+        let basePath0 = config.basePath
+        let siteImage = PageMeta.absoluteImage(config.image, relativeTo: urls.absolute(urls.path("")), urls: urls)
+        self.siteImage = siteImage
+        menu = MenuViews(config: config, urls: urls, lang: UIStrings.table(for: config.language))
         let year = model.posts.first?.date.civil.year ?? CivilDateTime(epochSeconds: Int64(Date().timeIntervalSince1970)).year
         let siteValue: MustacheValue = .object([
             "title": .string(config.title),
@@ -100,6 +112,11 @@ struct PageRenderer {
             "search_url": .string(urls.path("search/")),
             "year": .int(year),
             "generator": .string("blog \(BlogVersion.current)"),
+            "locale": .string(PageMeta.locale(config.language)),
+            "image": .string(siteImage ?? ""),
+            "favicon_url": .string(basePath0 + Slug.percentEncodePath(theme.favicon.path)),
+            "favicon_type": .string(theme.favicon.type),
+            "params": PageMeta.value(config.params),
         ])
         var lang: MustacheObject = [:]
         for (key, value) in UIStrings.table(for: config.language) { lang[key] = .string(value) }
@@ -161,6 +178,9 @@ struct PageRenderer {
             "has_tags": .bool(!tags.isEmpty),
             "is_draft": .bool(post.draft),
         ]
+        let meta = post.meta
+        if let qiitaURL = meta.qiitaURL { fields["qiita_url"] = .string(qiitaURL) }
+        if let likes = meta.likesCount { fields["likes_count"] = .int(likes) }
         if let updated = post.updated, updated.epochSeconds != post.date.epochSeconds {
             fields["updated_iso"] = .string(updated.iso8601)
             fields["updated_display"] = .string(updated.display(language: language))
@@ -182,7 +202,7 @@ struct PageRenderer {
             return start < indices.count ? indices[start..<min(indices.count, start + perPage)] : []
         }
         switch job {
-        case .home(let page):
+        case .home(let page), .postList(let page):
             // The home pages list every post in order: a range, not a copy of all indices per page.
             let start = (page - 1) * perPage
             return start < model.posts.count ? Array(start..<min(model.posts.count, start + perPage)) : []
@@ -406,12 +426,17 @@ struct PageRenderer {
         return .object(fields)
     }
 
-    func pageValue(kind: String, title: String, url: String, description: String? = nil, extra: MustacheObject = [:]) -> MustacheValue {
+    /// `documentTitle`: the `<title>` (see `PageMeta.documentTitle`); nil: the page's title, then the site's.
+    func pageValue(kind: String, title: String, url: String, description: String? = nil, documentTitle: String? = nil,
+                   image: String? = nil, extra: MustacheObject = [:]) -> MustacheValue {
         let k = PageRenderer.keys
         var fields = MustacheObject()
-        fields.reserveCapacity(8 + extra.count)
+        fields.reserveCapacity(11 + extra.count)
         fields.append(new: k.kind, .string(kind))
         fields.append(new: k.title, .string(title))
+        fields.append(new: k.documentTitle, .string(documentTitle ?? PageMeta.documentTitle(title, site: model.config.title)))
+        fields.append(new: k.noindex, .bool(kind == "search" || kind == "404"))
+        fields.append(new: k.image, .string(image ?? siteImage ?? ""))
         fields.append(new: k.description, .string(description ?? model.config.description))
         fields.append(new: k.url, .string(url))
         fields.append(new: k.permalink, .string(urls.absolute(url)))
@@ -443,10 +468,11 @@ struct PageRenderer {
     // The per-page objects below are filled member by member rather than written as literals: a
     // literal's variadic array of (key, value) tuples is destroyed through the runtime's generic
     // tuple destroy, about 1,400 instructions per small literal, for every page.
-    func context(page: MustacheValue, _ extra: MustacheObject, views: SharedViews) -> MustacheValue {
+    func context(page: MustacheValue, url: String, _ extra: MustacheObject, views: SharedViews) -> MustacheValue {
         let k = PageRenderer.keys
         var fields = MustacheObject()
-        fields.reserveCapacity(4 + extra.count)
+        fields.reserveCapacity(5 + extra.count)
+        fields.append(new: k.menu, menu.value(for: url))
         fields.append(new: k.site, views.site)
         fields.append(new: k.lang, views.lang)
         fields.append(new: k.asset, views.asset)
@@ -465,7 +491,9 @@ struct PageRenderer {
     func view(for job: PageJob, views: SharedViews? = nil) -> (template: String, path: String, context: MustacheValue) {
         let views = views ?? sharedViews[0]
         func context(page: MustacheValue, _ extra: MustacheObject) -> MustacheValue {
-            self.context(page: page, extra, views: views)
+            let url: String
+            if case .string(let pageURL)? = page[PageRenderer.keys.url.name] { url = pageURL } else { url = "" }
+            return self.context(page: page, url: url, extra, views: views)
         }
         let config = model.config
         let language = config.language
@@ -475,11 +503,28 @@ struct PageRenderer {
         case .home(let page):
             let total = max(1, (model.posts.count + perPage - 1) / perPage)
             let url = listURL(0, base: urls.path(""), page: page)
-            let title = page == 1 ? config.title : "\(config.title) (\(page)/\(total))"
+            // The home page is the site's title alone; its later pages say which page they are.
+            let title = page == 1 ? config.title : PageMeta.pageWords(page, language: language)
             let posts = PageRenderer.listedPosts(job, model: model).map { postSummaries[$0] }
-            return ("home", urls.file(url), context(page: pageValue(kind: "home", title: title, url: url), [
+            var value = pageValue(kind: "home", title: title, url: url,
+                                  documentTitle: page == 1 ? config.title : PageMeta.documentTitle(title, site: config.title))
+            if page == 1, case .object(var fields) = value {
+                fields[PageRenderer.keys.jsonLD] = .string(PageMeta.webSite(config: config, urls: urls))
+                value = .object(fields)
+            }
+            return ("home", urls.file(url), context(page: value, [
                 "posts": .array(posts), "has_posts": .bool(!posts.isEmpty),
                 "pagination": pagination(current: page, total: total, base: urls.path(""), list: 0),
+            ]))
+        case .postList(let page):
+            let total = max(1, (model.posts.count + perPage - 1) / perPage)
+            let base = urls.path("posts/")
+            let url = pagedURL(base, page)
+            let title = PageMeta.listTitle(lang["all_posts"] ?? "All posts", page: page, language: language)
+            let posts = PageRenderer.listedPosts(job, model: model).map { postSummaries[$0] }
+            return ("posts", urls.file(url), context(page: pageValue(kind: "posts", title: title, url: url), [
+                "posts": .array(posts), "has_posts": .bool(!posts.isEmpty), "count": .int(model.posts.count),
+                "pagination": pagination(current: page, total: total, base: base),
             ]))
         case .post(let index):
             return postView(index, post: model.posts[index], item: postSummaries[index], views: views)
@@ -499,7 +544,7 @@ struct PageRenderer {
             let total = max(1, (tag.postIndices.count + perPage - 1) / perPage)
             let base = urls.tag(tag.slug)
             let url = listURL(1 + tagIndex, base: base, page: page)
-            let title = page == 1 ? tag.name : "\(tag.name) (\(page)/\(total))"
+            let title = PageMeta.listTitle(tag.name, page: page, language: language)
             let value = pageValue(kind: "tag", title: title, url: url, extra: ["feed_url": .string(urls.path("tags/\(Slug.percentEncodePath(tag.slug))/feed.xml"))])
             let file = page == 1 ? "tags/\(tag.slug)/index.html" : "tags/\(tag.slug)/page/\(page)/index.html"
             return ("tag", file, context(page: value, [
@@ -581,17 +626,40 @@ struct PageRenderer {
         if case .string(let postURL)? = fields[k.url] { url = postURL } else { url = urls.post(post.slug) }
         let published: MustacheValue = fields[k.dateISO] ?? .string(post.date.iso8601)
         var extra = MustacheObject()
-        extra.reserveCapacity(3)
+        extra.reserveCapacity(4)
         extra.append(new: k.publishedTime, published)
         extra.append(new: k.tags, .array(post.tags.map { .string($0) }))
         extra.append(new: k.modifiedTime, post.updated.map { .string($0.iso8601) } ?? published)
-        let page = pageValue(kind: "post", title: post.title, url: url, description: post.summary, extra: extra)
-        return ("post", "posts/" + post.slug + "/index.html", context(page: page, ["post": .object(fields)], views: views))
+        let permalink = urls.absolute(url)
+        var image: String? = nil
+        if let own = post.meta.image {
+            image = PageMeta.absoluteImage(own, relativeTo: urls.absolute(urls.path("")), urls: urls)
+        } else if let first = PageMeta.firstImage(in: post.content.html) {
+            image = PageMeta.absoluteImage(first, relativeTo: permalink, urls: urls)
+        }
+        if let image { fields[k.image] = .string(image) }
+        extra.append(new: k.jsonLD, .string(PageMeta.blogPosting(post, permalink: permalink, image: image ?? siteImage, config: config)))
+        let page = pageValue(kind: "post", title: post.title, url: url, description: post.summary, image: image, extra: extra)
+        return ("post", "posts/" + post.slug + "/index.html", context(page: page, url: url, ["post": .object(fields)], views: views))
     }
 
-    static func monthValue(_ month: ArchivePeriod, urls: URLBuilder, language: String) -> MustacheValue {
+    /// `withPosts`: the month's posts too (`{title, url, date_iso, date_display}`), for the archive's index.
+    static func monthValue(_ month: ArchivePeriod, urls: URLBuilder, language: String, posts: [Post]? = nil) -> MustacheValue {
         let monthText = month.month < 10 ? "0\(month.month)" : "\(month.month)"
+        let listed: MustacheValue = posts.map { posts in
+            .array(month.postIndices.map { index in
+                let post = posts[index]
+                var fields = MustacheObject()
+                fields["title"] = .string(post.title)
+                fields["url"] = .string(urls.post(post.slug))
+                fields["date_iso"] = .string(post.date.iso8601)
+                fields["date_display"] = .string(post.date.display(language: language))
+                fields["is_draft"] = .bool(post.draft)
+                return .object(fields)
+            })
+        } ?? .array([])
         return .object([
+            "posts": listed,
             "month": .int(month.month),
             "label": .string(UIStrings.periodLabel(year: month.year, month: month.month, language: language)),
             "count": .int(month.postIndices.count),
@@ -611,6 +679,7 @@ struct PageRenderer {
         let homePages = max(1, (model.posts.count + perPage - 1) / perPage)
         for page in 1...homePages { jobs.append(.home(page: page)) }
         for index in model.posts.indices { jobs.append(.post(index)) }
+        for page in 1...homePages { jobs.append(.postList(page: page)) }
         for index in model.pages.indices { jobs.append(.page(index)) }
         jobs.append(.tags)
         for (index, tag) in model.tags.enumerated() {
@@ -638,7 +707,7 @@ struct PageRenderer {
                 "label": .string(UIStrings.periodLabel(year: year.year, month: 0, language: model.config.language)),
                 "count": .int(year.postIndices.count),
                 "url": .string(urls.path("archive/\(year.year)/")),
-                "months": .array((model.months[year.year] ?? []).map { monthValue($0, urls: urls, language: language) }),
+                "months": .array((model.months[year.year] ?? []).map { monthValue($0, urls: urls, language: language, posts: model.posts) }),
             ])
         })
     }

@@ -15,6 +15,8 @@ enum UIStrings {
         "sort_by_count": "記事数順", "sort_by_name": "名前順",
         "js_required_search": "検索には JavaScript が必要です。タグ一覧から記事を探せます。",
         "page": "ページ", "all_posts": "すべての記事", "feed": "フィード", "skip_to_content": "本文へスキップ",
+        "no_results": "一致する記事はありませんでした。", "draft": "下書き", "view_on_qiita": "Qiitaで見る",
+        "likes": "いいね", "theme_dark": "ダークモード", "copy": "コピー", "copied": "コピーしました",
     ]
 
     static let english: [String: String] = [
@@ -28,6 +30,8 @@ enum UIStrings {
         "sort_by_count": "By count", "sort_by_name": "By name",
         "js_required_search": "Search needs JavaScript. You can browse posts by tag instead.",
         "page": "Page", "all_posts": "All posts", "feed": "Feed", "skip_to_content": "Skip to content",
+        "no_results": "No posts matched.", "draft": "Draft", "view_on_qiita": "View on Qiita",
+        "likes": "Likes", "theme_dark": "Dark mode", "copy": "Copy", "copied": "Copied",
     ]
 
     /// "2020年" / "2020年2月" or "2020" / "February 2020".

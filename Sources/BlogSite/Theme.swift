@@ -18,6 +18,9 @@ public struct Theme: Sendable {
     public var assetPaths: [String: String]
     /// Where each template came from, for messages.
     public var templateOrigins: [String: String]
+    /// The icon every page links: the site's `static/favicon.*` when it has one, else the theme's
+    /// `assets/favicon.svg`. A path under the site root, and its media type.
+    public var favicon: (path: String, type: String) = ("favicon.ico", "image/x-icon")
 
     /// The page kinds every theme must provide.
     public static let requiredTemplates = ["home", "post", "page", "tags", "tag", "archive", "search", "404"]
@@ -108,7 +111,25 @@ public struct Theme: Sendable {
         }
         var origins: [String: String] = [:]
         for (name, value) in templates { origins[name] = value.path }
-        return Theme(info: info, library: library, assets: assets, assetPaths: assetPaths, templateOrigins: origins)
+        var theme = Theme(info: info, library: library, assets: assets, assetPaths: assetPaths, templateOrigins: origins)
+        theme.favicon = favicon(siteDirectory: siteDirectory, assetPaths: assetPaths)
+        return theme
+    }
+
+    /// The site's own icon wins, in this order of formats; then the theme's.
+    static let faviconTypes: [(name: String, type: String)] = [
+        ("favicon.svg", "image/svg+xml"), ("favicon.ico", "image/x-icon"), ("favicon.png", "image/png"),
+    ]
+
+    static func favicon(siteDirectory: URL, assetPaths: [String: String]) -> (path: String, type: String) {
+        let statics = siteDirectory.appendingPathComponent("static")
+        for candidate in faviconTypes where FileManager.default.fileExists(atPath: statics.appendingPathComponent(candidate.name).path) {
+            return (candidate.name, candidate.type)
+        }
+        for candidate in faviconTypes {
+            if let path = assetPaths[candidate.name] { return (path, candidate.type) }
+        }
+        return ("favicon.ico", "image/x-icon")
     }
 
     /// `css/main.css` → `css/main.1a2b3c4d.css`: the name changes when the bytes do, so hosts may cache for ever.

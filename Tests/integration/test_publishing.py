@@ -55,11 +55,16 @@ def test_tag_feeds_are_valid(example_site):
         assert any(l.rel == "self" and l.href.endswith("/feed.xml") for l in feed.feed.links)
 
 
+def post_folders(site):
+    """The posts' folders under posts/, which also holds the list of every post (index.html, page/N/)."""
+    return sorted(p for p in (site / "posts").iterdir() if p.is_dir() and p.name != "page")
+
+
 def test_sitemap_and_robots(example_site):
     root = ET.fromstring((example_site / "sitemap.xml").read_bytes())
     locs = [el.text for el in root.iter("{http://www.sitemaps.org/schemas/sitemap/0.9}loc")]
     assert "https://blog.example.com/" in locs
-    for post in (example_site / "posts").iterdir():
+    for post in post_folders(example_site):
         assert f"https://blog.example.com/posts/{urllib.parse.quote(post.name)}/" in locs
     robots = (example_site / "robots.txt").read_text()
     assert "Sitemap: https://blog.example.com/sitemap.xml" in robots
@@ -74,7 +79,7 @@ def test_pages_have_metadata(example_site):
         assert 'rel="canonical"' in text, path
         assert 'property="og:title"' in text, path
         assert 'name="twitter:card"' in text, path
-    post = next((example_site / "posts").iterdir()) / "index.html"
+    post = post_folders(example_site)[0] / "index.html"
     text = post.read_text()
     assert 'property="article:published_time"' in text
     assert 'property="og:type" content="article"' in text
