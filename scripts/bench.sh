@@ -70,8 +70,19 @@ for n in "${sizes[@]}"; do
   corpus_args+=(--corpus "$n=$root/$dir")
 done
 
+# A math-heavy archive (1,000 posts, formulas in every prose paragraph): what MathML costs a build.
+math_dir=".bench/corpus-1000-math-s$seed"
+math_stamp="posts=1000 seed=$seed size=$post_size math generator=$generator_hash"
+if [ ! -f "$math_dir/.stamp" ] || [ "$(cat "$math_dir/.stamp")" != "$math_stamp" ]; then
+  echo "bench: generating a math-heavy archive into $math_dir" >&2
+  rm -rf "$math_dir"
+  date +%s > .bench/.last-delete
+  python3 scripts/gen_corpus.py "$math_dir" --posts 1000 --seed "$seed" --size "$post_size" --math
+  printf '%s\n' "$math_stamp" > "$math_dir/.stamp"
+fi
+
 python3 scripts/bench/run.py --blog "$bin/blog" --bench "$bin/blog-bench" "${corpus_args[@]}" \
-  --runs "$runs" --json .bench/results.json --command "$command_line" --work "$root/.bench" \
+  --math-corpus "$root/$math_dir" --runs "$runs" --json .bench/results.json --command "$command_line" --work "$root/.bench" \
   ${extra[@]+"${extra[@]}"}
 
 # Search in a real browser on the largest site built above (needs the test venv and Chromium).

@@ -370,6 +370,32 @@ MATH_CORPUS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.pa
                            "Tests", "BlogMathTests", "Fixtures", "corpus.tex")
 
 
+def bench_math_archive(blog, corpus, runs):
+    """The math-heavy archive built into RAM twice: formulas converted to MathML (the default) and
+    kept as TeX (`markdown.math: keep`, from a copy of the corpus's blog.yml): the difference is
+    what converting costs a build."""
+    ram = ram_folder() or tempfile.mkdtemp(prefix="blog-bench-math-")
+    keep = tempfile.mkdtemp(prefix="blog-bench-math-keep-")
+    try:
+        with open(os.path.join(corpus, "blog.yml"), encoding="utf-8") as f:
+            config = f.read()
+        with open(os.path.join(keep, "blog.yml"), "w", encoding="utf-8") as f:
+            f.write(config.rstrip("\n") + "\nmarkdown:\n  math: keep\n")
+        shutil.copytree(os.path.join(corpus, "content"), os.path.join(keep, "content"))
+        result = {"mathml": ram_builds(blog, corpus, ram, "math", runs, "math archive, MathML"),
+                  "keep": ram_builds(blog, keep, ram, "mathkeep", runs, "math archive, TeX kept")}
+        formulas = 0
+        for folder, _, files in os.walk(os.path.join(corpus, "content")):
+            for name in files:
+                with open(os.path.join(folder, name), encoding="utf-8") as f:
+                    text = f.read()
+                formulas += text.count("$$") // 2 + (text.count("$") - text.count("$$") * 2) // 2
+        result["formulas"] = formulas
+        return result
+    finally:
+        shutil.rmtree(keep, ignore_errors=True)
+
+
 def blog_bench(bench, sub, corpus, passes):
     return run_bench(bench, sub, corpus, "--passes", str(passes))
 
@@ -504,6 +530,12 @@ def readable_table(results):
         elif "median_s" in serve:
             out += (f"serve, {size_label(s['posts'])} posts: startup {serve['startup_s']:.2f} s; edit → reload event "
                     + ", ".join(f"{1000 * x:.0f}" for x in serve["latencies_s"]) + f" ms (median {1000 * serve['median_s']:.0f} ms)\n")
+    math = results.get("math_archive")
+    if math:
+        converted, kept = math["mathml"], math["keep"]
+        out += (f"\nmath-heavy archive (~{math['formulas']:,} formulas), into RAM: MathML {converted['wall_s']:.2f} s "
+                f"({converted['cpu_s']:.2f} s CPU), TeX kept {kept['wall_s']:.2f} s ({kept['cpu_s']:.2f} s CPU): "
+                f"converting costs {converted['cpu_s'] - kept['cpu_s']:.2f} CPU-s\n")
     return out
 
 
@@ -573,6 +605,7 @@ def main():
     parser.add_argument("--no-serve", action="store_true")
     parser.add_argument("--serve-max-posts", type=int, default=10000)
     parser.add_argument("--micro-max-posts", type=int, default=10000, help="run blog-bench only up to this corpus size")
+    parser.add_argument("--math-corpus", help="a math-heavy corpus (gen_corpus.py --math) to build with and without MathML")
     parser.add_argument("--json", default=".bench/results.json")
     parser.add_argument("--command", default="scripts/bench.sh")
     parser.add_argument("--work", default=".bench")
@@ -652,6 +685,9 @@ def main():
             entry["serve"] = {"skipped": "--no-serve" if args.no_serve else f"over --serve-max-posts {args.serve_max_posts}"}
         results["sizes"].append(entry)
 
+    if args.math_corpus:
+        log(f"== math-heavy archive ({args.math_corpus})")
+        results["math_archive"] = bench_math_archive(args.blog, args.math_corpus, args.runs)
     delete_garbage()
     results["elapsed_s"] = time.monotonic() - started
     os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
