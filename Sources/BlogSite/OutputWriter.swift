@@ -728,9 +728,8 @@ public struct OutputWriter {
 
     /// Whether the file at `path` (relative to `directory`; not a symbolic link) holds exactly
     /// `bytes`. Read in 64 KB pieces into one buffer and compared with `memcmp`, stopping at the
-    /// first difference: a rebuild compares every output with what is there (464 MB at 10,000
-    /// posts), and a buffer of the file's size per file, compared with `Array`'s `==`, took 6 % of
-    /// a `--force` rebuild's CPU time in `perf`.
+    /// first difference, because a rebuild compares every output with what is there and a buffer
+    /// of the file's size per file, compared with `Array`'s `==`, is a visible share of it.
     static func sameBytes(atPath path: String, _ bytes: [UInt8], relativeTo directory: Int32 = AT_FDCWD) -> Bool {
         let fd = openat(directory, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { return false }

@@ -5,16 +5,16 @@ import Glibc
 import Darwin
 #endif
 
-/// What fresh memory costs on this machine: maps MB (default 512) of anonymous memory, with huge
+/// What fresh memory costs: maps MB (default 512) of anonymous memory, with huge
 /// pages asked for as blog's malloc asks for them, and writes one byte in each 4 KB page: the
 /// kernel finds and zeroes every page on the way. Three rounds in one process: the first takes
 /// memory the system has had free for a while; the next two take the memory the round before just
 /// gave back. In the first round a second mapping of the same size, with huge pages refused, is
 /// touched the same way while the first is still mapped (so it cannot reuse that memory): what a
-/// 4 KB page costs, which blog uses instead where it is cheaper (`HugePages`). A `memset` over
-/// memory already mapped is the bandwidth for comparison. Under a hypervisor that takes a guest's
-/// free memory back (free page reporting, ballooning), the first round pays for the host to hand
-/// the memory over again (docs/benchmarks.md, "Ninth round" and "Twenty-second round").
+/// 4 KB page costs, to compare with what huge pages save (`HugePages`). A `memset` over memory
+/// already mapped is the bandwidth for comparison. Under a hypervisor that takes a guest's free
+/// memory back (free page reporting, ballooning), the first round also pays for the host to hand
+/// the memory over again.
 #if os(Linux)
 func benchMemory(_ argv: [String]) {
     let usage = "usage: blog-bench memory [MB]   (default 512)"
