@@ -1,3 +1,4 @@
+import Synchronization
 import BlogCore
 import Foundation
 #if canImport(Glibc)
@@ -47,7 +48,7 @@ func benchFiles(_ args: Arguments) {
         fail("cannot create \(directory): \(String(cString: strerror(errno)))")
     }
     let foldersDone = monotonicSeconds()
-    let failures = Mutex()
+    let failures = Mutex(())
     var failed = 0
     zeros.withUnsafeBytes { buffer in
         DispatchQueue.concurrentPerform(iterations: files.count) { index in
@@ -60,7 +61,7 @@ func benchFiles(_ args: Arguments) {
                 if count <= 0 { ok = false } else { offset += count }
             }
             if fd >= 0 && close(fd) != 0 { ok = false }
-            if !ok { failures.withLock { failed += 1 } }
+            if !ok { failures.withLock { _ in failed += 1 } }
         }
     }
     let end = monotonicSeconds(), cpu1 = usage()

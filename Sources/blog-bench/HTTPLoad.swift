@@ -1,3 +1,4 @@
+import Synchronization
 import BlogCore
 import Foundation
 #if canImport(Glibc)
@@ -60,12 +61,12 @@ public enum HTTPBenchmark {
 
     /// What the connection threads did, added up as each one ends.
     private final class Tally: @unchecked Sendable {
-        private let lock = Mutex()
+        private let lock = Mutex(())
         private(set) var requests = 0
         private(set) var failures = 0
 
         func add(done: Int, errors: Int) {
-            lock.withLock { requests += done; failures += errors }
+            lock.withLock { _ in requests += done; failures += errors }
         }
     }
 
