@@ -74,7 +74,7 @@ let package = Package(
         .testTarget(name: "BlogContentTests", dependencies: ["BlogContent"]),
         .testTarget(name: "BlogImportTests", dependencies: ["BlogImport", "BlogContent"], exclude: ["Fixtures"]),
         .testTarget(name: "BlogSiteTests", dependencies: ["BlogSite", "BlogContent", "TestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "BlogServerTests", dependencies: ["BlogServer"]),
+        .testTarget(name: "BlogServerTests", dependencies: ["BlogServer", "blog-bench"]),
         .testTarget(name: "BlogCLITests", dependencies: ["BlogCLI"]),
     ]
 )

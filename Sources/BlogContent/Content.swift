@@ -9,7 +9,7 @@ public enum Tag {
     }
 
     /// The key of a name of ASCII, kana and common kanji (nearly every tag), folded here:
-    /// `lowercased()` cost ~750 instructions a tag and NFKC ~7,500. The name itself when it has no
+    /// `lowercased()` and NFKC are far dearer for every tag of every post. The name itself when it has no
     /// capitals; nil when it has other characters.
     static func plainKey(_ name: String) -> String? {
         var copy = name
@@ -265,8 +265,8 @@ public struct Post: Sendable {
         var text = text
         return text.withUTF8 { bytes -> String in
             guard bytes.count > 0 else { return "" }
-            // The result is written straight into one buffer (appending each character to an array
-            // cost ~90 instructions a character). `limit` characters of at most four bytes and the
+            // The result is written straight into one buffer, since appending each character to an
+            // array costs far more per character. `limit` characters of at most four bytes and the
             // ellipsis fit in a small one on the stack; only a long run of combining marks at the cut
             // needs more, and folding never lengthens the text, so its own length always suffices.
             let small = min(bytes.count, 4 * max(limit, 0) + 64) + 3
@@ -359,7 +359,7 @@ public struct Post: Sendable {
         }
         guard length > 0 else { return "" }
         // Whole scalars of a String, ASCII spaces and the ellipsis: valid UTF-8, copied without
-        // validating again (`String(decoding:)` cost ~10 instructions a byte here).
+        // validating again, which `String(decoding:)` would do byte by byte.
         let result = UnsafeBufferPointer(start: out, count: length)
         assert(String(validating: result, as: UTF8.self) != nil, "excerpt produced invalid UTF-8")
         return SourceText.stringFromValidUTF8(result) ?? ""
@@ -518,8 +518,8 @@ public struct Post: Sendable {
     /// them lead bytes E3–E9) or the first step that would read past `count`. `end` may be inside
     /// a character when the steps ran to the end; that character was counted.
     ///
-    /// A step of kana and kanji alone costs about 40 instructions: the punctuation's third bytes
-    /// and the words are looked at only in steps that have punctuation or ASCII.
+    /// A step of kana and kanji alone stays cheap, since the punctuation's third bytes and the
+    /// words are looked at only in steps that have punctuation or ASCII.
     @inline(__always)
     static func readingSteps(_ raw: UnsafeRawPointer, from start: Int, count n: Int) -> (end: Int, cjk: Int, words: Int) {
         typealias Bytes = SIMD16<UInt8>

@@ -32,7 +32,7 @@ public struct PostDate: Sendable, Hashable, Comparable {
         let absolute = abs(offsetSeconds)
         guard c.year >= 0 && c.year <= 9999 && absolute < 360_000 else { return iso8601Padded(c) }
         // Fixed-width fields written straight into the String's storage: this runs several times
-        // per post per build (an array of digits and a String made from it cost ~2,000 instructions).
+        // per post per build, and an array of digits turned into a String is far dearer.
         return String(unsafeUninitializedCapacity: 25) { out in
             @inline(__always) func two(_ value: Int, at index: Int) {
                 out[index] = 0x30 &+ UInt8(truncatingIfNeeded: value / 10)
@@ -114,8 +114,8 @@ public struct PostDate: Sendable, Hashable, Comparable {
         let c = civil
         if language.hasPrefix("ja") || language.hasPrefix("zh") {
             guard c.year >= 0 && c.year <= 9999 else { return "\(c.year)年\(c.month)月\(c.day)日" }
-            // Written into the String's storage: the interpolation cost ~2,000 instructions a date,
-            // and every post page shows one.
+            // Written into the String's storage, since interpolation is far dearer and every post
+            // page shows a date.
             return String(unsafeUninitializedCapacity: 19) { out in
                 var length = PostDate.writeField(c.year, 0xE5, 0xB9, 0xB4, into: out, at: 0)  // 年
                 length = PostDate.writeField(c.month, 0xE6, 0x9C, 0x88, into: out, at: length)  // 月

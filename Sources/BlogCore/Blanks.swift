@@ -1,8 +1,8 @@
 /// Trimming of "blanks": CHARACTER TABULATION, the Unicode space separators (general category Zs,
 /// e.g. U+0020, U+00A0, U+3000) and ZERO WIDTH SPACE (U+200B, Zs in early Unicode): the set
 /// Foundation calls `CharacterSet.whitespaces`. Line breaks are not blanks. Front matter parsing
-/// trims titles, tags and dates of every post, and Foundation's `trimmingCharacters(in:)` cost
-/// about 25,000 instructions a call.
+/// trims titles, tags and dates of every post, and Foundation's `trimmingCharacters(in:)` is
+/// too slow for a call per field.
 extension String {
     /// The string without leading and trailing blanks (itself when it has none).
     public var trimmingBlanks: String {

@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -9,7 +10,7 @@ import Darwin
 public final class Console: @unchecked Sendable {
     private let outputSink: (String) -> Void
     private let errorSink: (String) -> Void
-    private let lock = Mutex()
+    private let lock = Mutex(())
     public let errorIsTerminal: Bool
     /// How diagnostics on the error stream are coloured (plain unless it is a terminal).
     public let errorStyle: ConsoleStyle
@@ -43,18 +44,18 @@ public final class Console: @unchecked Sendable {
     /// names and YAML values are shown escaped (`TerminalText`) instead of reaching the terminal.
     public func print(_ text: String) {
         let line = TerminalText.escaped(text) + "\n"
-        lock.withLock { outputSink(line) }
+        lock.withLock { _ in outputSink(line) }
     }
 
     public func printError(_ text: String) {
         let line = TerminalText.escaped(text) + "\n"
-        lock.withLock { errorSink(line) }
+        lock.withLock { _ in errorSink(line) }
     }
 
     /// Writes raw text to the error stream without a newline: only for blog's own terminal
     /// control (the progress bar's carriage return and line clearing), never for input text.
     public func writeError(_ text: String) {
-        lock.withLock { errorSink(text) }
+        lock.withLock { _ in errorSink(text) }
     }
 
     /// One line per diagnostic: a line feed in a file name or value is escaped too, so that it
@@ -67,40 +68,20 @@ public final class Console: @unchecked Sendable {
     /// sequences are the only ones that reach the terminal.
     public func printDiagnosticLine(_ text: String, severity: Diagnostic.Severity, indent: String = "") {
         let line = indent + errorStyle.diagnostic(TerminalText.escaped(text, keepingNewlines: false), severity: severity) + "\n"
-        lock.withLock { errorSink(line) }
+        lock.withLock { _ in errorSink(line) }
     }
 }
 
 public final class CapturedOutput: @unchecked Sendable {
-    private let lock = Mutex()
+    private let lock = Mutex(())
     private var outText = ""
     private var errText = ""
 
     public init() {}
 
-    public var output: String { lock.withLock { outText } }
-    public var errors: String { lock.withLock { errText } }
+    public var output: String { lock.withLock { _ in outText } }
+    public var errors: String { lock.withLock { _ in errText } }
 
-    func append(out text: String) { lock.withLock { outText += text } }
-    func append(err text: String) { lock.withLock { errText += text } }
-}
-
-/// A small pthread mutex (Foundation's NSLock is fine too; this keeps BlogCore free of Foundation).
-public final class Mutex: @unchecked Sendable {
-    private var mutex = pthread_mutex_t()
-
-    public init() {
-        pthread_mutex_init(&mutex, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(&mutex)
-    }
-
-    @discardableResult
-    public func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        return try body()
-    }
+    func append(out text: String) { lock.withLock { _ in outText += text } }
+    func append(err text: String) { lock.withLock { _ in errText += text } }
 }

@@ -88,7 +88,7 @@ public enum SourceText {
 
     /// `read(path:displayPath:)` as bytes: the file's UTF-8, checked like `read`, with the
     /// byte-order mark dropped and CRLF folded, and no String made (copying a file into a String
-    /// costs about an instruction a byte) for callers that work on the bytes.
+    /// costs a pass over every byte) for callers that work on the bytes.
     public static func readUTF8(path: String, displayPath: String, maxBytes: Int = Int.max) throws -> [UInt8] {
         let bytes: [UInt8]
         do {
@@ -170,10 +170,9 @@ public enum SourceText {
     /// per-sequence check (`checkSequence`), so the offset reported is the same as a plain
     /// scalar-by-scalar check's.
     ///
-    /// Posts mix the two kinds in short runs (1,000 posts: 121,000 ASCII runs in 8.7 MB), so the
-    /// switches between them are most of the cost: a run of kana that ends goes straight back to
-    /// the ASCII check at the byte that stopped it, and the lanes of a check are read as one bit
-    /// mask (`signBits`) instead of two words (18.9 M → 12.5 M instructions on the 1,000 posts).
+    /// Posts mix the two kinds in short runs, so the switches between them are most of the cost:
+    /// a run of kana that ends goes straight back to the ASCII check at the byte that stopped it,
+    /// and the lanes of a check are read as one bit mask (`signBits`) rather than two words.
     public static func firstInvalidUTF8(_ buffer: UnsafeBufferPointer<UInt8>) -> Int? {
         guard let p = buffer.baseAddress else { return nil }
         let n = buffer.count
@@ -255,8 +254,8 @@ public enum SourceText {
 
     /// Bit k set when byte k of v has its top bit set (pmovmskb on x86-64). Elsewhere the two
     /// halves' top bits are gathered by a multiplication: slower, but the same answer. The
-    /// standard library's SIMD types have no such operation; read as two words and compared
-    /// (as before), the lanes cost 6 instructions more per load, ~5 M per 1,000 posts.
+    /// standard library's SIMD types have no such operation, and reading the lanes as two words
+    /// costs more on every load.
     @inline(__always)
     static func signBits(_ v: SIMD16<UInt8>) -> Int {
         #if arch(x86_64) && canImport(_Builtin_intrinsics)

@@ -1,3 +1,4 @@
+import Synchronization
 import Dispatch
 
 /// Items shared out to a few workers a batch at a time: for work whose items differ in cost
@@ -9,11 +10,11 @@ public enum WorkShare {
     /// whichever worker asks first, and nil once none are left.
     public static func run(count: Int, workers: Int, batch: Int, _ work: (_ worker: Int, _ claim: () -> Range<Int>?) -> Void) {
         guard count > 0 else { return }
-        let lock = Mutex()
+        let lock = Mutex(())
         var next = 0
         let step = max(1, batch)
         let claim = { () -> Range<Int>? in
-            lock.withLock {
+            lock.withLock { _ in
                 guard next < count else { return nil }
                 let start = next
                 next = min(count, start + step)
@@ -46,7 +47,7 @@ extension WorkShare {
         let slots = UnsafeMutablePointer<T?>.allocate(capacity: count)
         slots.initialize(repeating: nil, count: count)
         defer { slots.deinitialize(count: count); slots.deallocate() }
-        let lock = Mutex()
+        let lock = Mutex(())
         let ahead = max(1, window)
         // Chunk c may start once chunk c - `ahead` is delivered: its gate is signalled then (or
         // when the work stops), once, and waited on once, by the worker that claims its first
@@ -67,7 +68,7 @@ extension WorkShare {
 
         /// The next batch (never across a chunk's end), waiting for a permit when it starts a chunk.
         func claim() -> Range<Int>? {
-            let claimed: Range<Int>? = lock.withLock {
+            let claimed: Range<Int>? = lock.withLock { _ in
                 guard !stopped, next < count else { return nil }
                 let start = next
                 next = min(count, start + step, (start / chunkSize + 1) * chunkSize)
@@ -77,7 +78,7 @@ extension WorkShare {
             let chunk = claimed.lowerBound / chunkSize
             if claimed.lowerBound % chunkSize == 0, chunk >= ahead {
                 gates[chunk].wait()
-                if lock.withLock({ stopped }) { return nil }
+                if lock.withLock({ _ in stopped }) { return nil }
             }
             return claimed
         }
@@ -85,7 +86,7 @@ extension WorkShare {
         /// Records a finished batch and delivers every chunk complete in order, unless another
         /// worker is delivering (it delivers this one too once it is done with its own).
         func finished(_ batch: Range<Int>) {
-            let deliversHere: Bool = lock.withLock {
+            let deliversHere: Bool = lock.withLock { _ in
                 done[batch.lowerBound / chunkSize] += batch.count
                 if delivering { return false }
                 delivering = true
@@ -93,7 +94,7 @@ extension WorkShare {
             }
             guard deliversHere else { return }
             while true {
-                let ready: Int? = lock.withLock {
+                let ready: Int? = lock.withLock { _ in
                     guard !stopped, delivered < chunks, done[delivered] == range(of: delivered).count else {
                         delivering = false
                         return nil
@@ -108,7 +109,7 @@ extension WorkShare {
                     return result
                 }
                 let goOn = deliver(r, results)
-                let open: Range<Int> = lock.withLock {
+                let open: Range<Int> = lock.withLock { _ in
                     delivered += 1
                     if !goOn { stopped = true }
                     // Once stopped, every gate opens, so that a worker waiting at one finds it out.
@@ -127,6 +128,6 @@ extension WorkShare {
                 finished(batch)
             }
         }
-        return lock.withLock { !stopped && delivered == chunks }
+        return lock.withLock { _ in !stopped && delivered == chunks }
     }
 }

@@ -7,9 +7,8 @@ import Darwin
 
 /// The cache behind `CodeBlockRenderer.cachedPlan` (slots read and written under the lock).
 final class PlanCache: @unchecked Sendable {
-    /// One cached info string and its plan. A class, like `SharedPlan`: a hit is then a retain or two
-    /// (a struct entry copied its arrays and the plan's out of the slot and back, ~1,000 instructions
-    /// a code block).
+    /// One cached info string and its plan. A class, like `SharedPlan`: a hit is then a retain or two,
+    /// where a struct entry would copy its arrays and the plan's out of the slot and back.
     final class Entry {
         let info: [UInt8]
         let qiita: Bool
@@ -88,8 +87,8 @@ enum CodeBlockRenderer {
     }
 
     /// `plan(info:qiita:highlight:)` through a small process-wide cache: a site's code blocks share a
-    /// few hundred info strings at most, and working one out (file name, language lookups) costs
-    /// thousands of instructions. Direct-mapped, 512 slots by a hash of the info bytes and options.
+    /// few hundred info strings at most, and working one out (file name, language lookups) is far
+    /// dearer than a lookup. Direct-mapped, 512 slots by a hash of the info bytes and options.
     static func cachedPlan(info: UnsafeBufferPointer<UInt8>, qiita: Bool, highlight: Bool) -> SharedPlan? {
         guard info.count <= 64 else { return plan(info: info, qiita: qiita, highlight: highlight).map(SharedPlan.init) }
         var h: UInt64 = 0xCBF2_9CE4_8422_2325 ^ (qiita ? 1 : 0) ^ (highlight ? 2 : 0)

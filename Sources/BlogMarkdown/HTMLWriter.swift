@@ -323,7 +323,7 @@ extension Transformer {
 
     /// 7 for a URL starting `http://`, 8 for `https://` (letters in either case), else 0. The first
     /// eight bytes are compared as one word with bit 5 set on the letters' lanes (only `A`-`Z`
-    /// and `a`-`z` then give the lowercase letter): a byte loop per prefix was ~280 instructions a link.
+    /// and `a`-`z` then give the lowercase letter), since a byte loop per prefix is dear for every link.
     @inline(__always) static func httpPrefixLength(_ url: UnsafeBufferPointer<UInt8>) -> Int {
         guard url.count >= 7, let p = url.baseAddress else { return 0 }
         // "http://" and "https://" as little-endian words (the lowest byte first)

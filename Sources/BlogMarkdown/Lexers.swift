@@ -53,8 +53,8 @@ private func numberEnd(_ c: UnsafeBufferPointer<UInt8>, _ i: Int, _ end: Int) ->
     return j
 }
 
-// The runs the fast path skips, walked with one pointer (indexing `c` kept three induction
-// variables in the loop: 9 instructions a byte of an identifier instead of 6).
+// The runs the fast path skips, walked with one pointer, since indexing `c` keeps three induction
+// variables in the loop.
 
 /// The end of the identifier characters of `c[from..<end]`.
 @inline(__always) private func identEnd(_ c: UnsafeBufferPointer<UInt8>, _ from: Int, _ end: Int, _ ident: UnsafeBufferPointer<Bool>) -> Int {

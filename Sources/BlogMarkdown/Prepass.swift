@@ -29,10 +29,9 @@ import Darwin
 // Where a marker lands in a literal that is not ours (HTML, code blocks), `restoreMarkers` undoes it.
 //
 // Fence bypass. cmark scans every byte of a code block's body line by line and copies it twice (a
-// fifth of the corpus bytes are in fences): leaving the bodies out of the text it parses saved 43 M
-// of its 351 M instructions at 1,000 posts, 29 M of 1,518 M in all (blanking the lines instead,
-// keeping their newlines, saved only 20 M in cmark: much of its cost is per line). A body is left
-// out only when that provably gives the same tree:
+// large share of a technical archive's bytes are in fences), so the bodies are left out of the text
+// it parses rather than blanked (much of cmark's cost is per line). A body is left out only when
+// that provably gives the same tree:
 // - the pass sees the opening fence at column 0 (no container can hold such a line except an HTML
 //   block or another code block) and closes it on a line that cmark also takes as the closing fence:
 //   at most three spaces, the same character, at least as long, then only spaces and tabs. Every
@@ -64,8 +63,8 @@ struct Prepass {
     /// then parsed in place, with no copy).
     var bytes: [UInt8]?
     /// Original text of each line turned into a note marker (1-based line number).
-    /// (in line order: a list, as there is one per marker and they are looked up only when unmatched;
-    /// a dictionary cost ~900 instructions an insertion)
+    /// (in line order: a list, as there is one per marker and they are looked up only when unmatched,
+    /// so a dictionary's insertions would cost more than its lookups save)
     var noteLines: [(line: Int, text: [UInt8])] = []
 
     /// The original text of note marker line `line`.

@@ -50,8 +50,8 @@ final class Transformer {
     var codeBlocks: [(plan: CodeBlockRenderer.SharedPlan, restored: [UInt8]?)] = []
 
 
-    // (user data read and written in the node itself when the layout probe passed: a call each was
-    // ~1.6 M instructions per 1,000 posts)
+    // (user data read and written in the node itself when the layout probe passed, to save a call
+    // for each access)
     @inline(__always) func setLineOverride(_ node: Node, _ line: Int32) {
         let old = userData(node, direct: direct)
         setUserData(node, (Int(line) << 8) | 1 | (old & 0xFE), direct: direct)

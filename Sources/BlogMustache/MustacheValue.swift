@@ -391,8 +391,8 @@ public struct MustacheObject: Sendable, ExpressibleByDictionaryLiteral {
 }
 
 /// A member name with its hash (`MustacheObject.hash`) computed once: view models set the same
-/// names on every page, and hashing a name cost about 80 instructions of the ~200 a member set
-/// took (then a scan for an earlier member of that name).
+/// names on every page, and hashing the name was a large part of setting a member (then a scan
+/// for an earlier member of that name).
 public struct MustacheKey: Sendable {
     public let name: String
     public let hash: UInt64

@@ -155,7 +155,7 @@ final class ParentNode: @unchecked Sendable {
     let blocks: [String: Block]
     /// `blocks` with each name's hash (`MustacheObject.hash`), unretained (`blocks` holds them),
     /// in memory the node owns: the renderer finds an argument by comparing hashes, without
-    /// hashing the name into the dictionary (~330 instructions a block) or retaining the result.
+    /// hashing the name into the dictionary or retaining the result.
     let arguments: UnsafeBufferPointer<(hash: UInt64, block: Unmanaged<Block>)>
     let offset: Int
     /// The library's template a fixed name names (see `linkTargets`); nil: look it up.
@@ -306,8 +306,8 @@ final class Template: Sendable {
 
 /// Points every partial and parent tag with a fixed name in `nodes` (and in the sections,
 /// blocks and block arguments inside) at its template in `templates`, so that a render does not
-/// hash the name to find it (a `Dictionary` lookup, ~230 instructions, for each of the ~11,000
-/// partials and parents of a 1,000-post build). Called once, before the library is shared;
+/// hash the name to find it (a `Dictionary` lookup for every partial and parent of every page).
+/// Called once, before the library is shared;
 /// unowned: the library holds the templates for as long as the nodes are used.
 func linkTargets(_ nodes: [Node], _ templates: [String: Template]) {
     for node in nodes {

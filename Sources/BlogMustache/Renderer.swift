@@ -34,8 +34,8 @@ func appendEscaped(_ buffer: UnsafeBufferPointer<UInt8>, to out: inout OutputBuf
             v = UnsafeRawPointer(base + i).loadUnaligned(as: SIMD16<UInt8>.self)
         } else {
             // The last 1-15 bytes, tested the same way in a zero-padded copy (zero never
-            // matches): most interpolated strings are shorter than 16 bytes, and checking their
-            // bytes one by one was a third of this function's instructions.
+            // matches), because most interpolated strings are shorter than 16 bytes and checking
+            // their bytes one by one would dominate this function.
             var tail = SIMD16<UInt8>(repeating: 0)
             withUnsafeMutableBytes(of: &tail) { OutputBuffer.copyShort(base + i, to: $0.baseAddress!.assumingMemoryBound(to: UInt8.self), count: n - i) }
             v = tail
@@ -70,8 +70,8 @@ func appendEscaped(_ buffer: UnsafeBufferPointer<UInt8>, to out: inout OutputBuf
 }
 
 /// Appends `value` in decimal, the bytes `String(value)` holds (digits need no escaping),
-/// without making the String: ~165 instructions an integer through `description`, for the
-/// 17,000 integers (reading times, page numbers, years) of a 1,000-post build.
+/// without making the String through `description`, since every page shows integers (reading
+/// times, page numbers, years).
 func appendDecimal(_ value: Int, to out: inout OutputBuffer) {
     var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
     withUnsafeMutableBytes(of: &digits) { raw in
@@ -238,11 +238,10 @@ struct Renderer {
     }
 
     /// `lookupAddress` with a hint per part (`Name.hints`): the same frames are searched in the
-    /// same order, and a hint is only a first guess, checked like any entry. About 120
-    /// instructions a lookup went into scanning object entries (`post.related` is its 19th).
-    /// A copy of `lookupAddress`'s walk rather than one walk with an optional hint: the shared
-    /// version cost ~6 M more instructions per 1,000 posts (a branch and the hint's address per
-    /// member, and the hinted path no longer specialised).
+    /// same order, and a hint is only a first guess, checked like any entry; it spares scanning
+    /// object entries (`post.related` is its 19th). A copy of `lookupAddress`'s walk rather than
+    /// one walk with an optional hint, because the shared version pays a branch and the hint's
+    /// address per member and the hinted path is no longer specialised.
     private func hintedLookupAddress(_ name: Name, hints: UnsafeMutablePointer<Int32>) -> UnsafePointer<MustacheValue>? {
         withFrames { base, count -> UnsafePointer<MustacheValue>? in
             guard count > 0 else { return nil }
@@ -327,8 +326,7 @@ struct Renderer {
     /// Appends the value at `address` unless it is a lambda (false). A function of its own, so the
     /// string is read where it is stored: inside `render` the optimizer copied the value out, a
     /// retain and a release of its string for every tag, and the list-item views and site strings
-    /// every page shows are retained by both cores in turn (perf put `swift_retain` first in the
-    /// render phase, at 12 % of its samples).
+    /// every page shows are retained by every core in turn, which contends on their counts.
     @inline(never)
     private func appendInterpolated(_ address: UnsafePointer<MustacheValue>, escaped: Bool, into out: inout OutputBuffer) -> Bool {
         // Strings are read in place, without a retain (the context outlives the render; see

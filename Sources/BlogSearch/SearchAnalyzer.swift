@@ -210,7 +210,7 @@ struct DocumentAnalyzer {
     struct BigramSlot {
         var key: UInt64
         /// The term's byte offset in `terms` (index × stride): the fast loop adds it to `terms`
-        /// as it is, two instructions fewer per bigram than scaling an index.
+        /// as it is, saving the scaling of an index for every bigram.
         var termOffset: Int
     }
     var bigrams: UnsafeMutablePointer<BigramSlot>
@@ -716,8 +716,8 @@ struct DocumentAnalyzer {
                     // for the character at i. When it has a token and a stable CJK character follows
                     // (after any more such separators), the next run starts here instead of back in
                     // the scanner, with the position and bit it would pass: half of a Japanese text's
-                    // runs end so, and a return and call again (the scanner's steps over the
-                    // separator and the next character included) cost ~100 instructions.
+                    // runs end so, and returning and calling again (the scanner's steps over the
+                    // separator and the next character included) would cost more than the run.
                     if tokens > 0, let r = nextRunStart(p, n, i &+ 3) {
                         positions &+= tokens
                         tokens = 0
@@ -811,8 +811,8 @@ struct DocumentAnalyzer {
     mutating func insertBigram(_ p: UnsafePointer<UInt8>, _ key: UInt64, at index: Int,
                                mask: UInt8 = 0, tf: Int32 = 0, residues: UInt8 = 0) -> Int {
         let t = termCount
-        // `insert`'s pool copy for exactly 6 bytes, written out: sharing the general one (its
-        // length branches) cost ~5 M instructions per 1,000 posts on this path, half of all terms.
+        // `insert`'s pool copy for exactly 6 bytes, written out, because half of all terms take
+        // this path and the general one's length branches would cost each of them.
         let used = poolCount
         if used &+ 6 > poolCapacity {
             let capacity = poolCapacity * 2

@@ -52,9 +52,8 @@ public final class SearchIndexState: @unchecked Sendable {
 
     /// `releasingAnalyses`: for a state used for one `update` (`blog build`) by a caller that has
     /// no further use for the analyses it passes. Their terms are let go (`termCount` becomes 0)
-    /// as soon as the postings hold them, so that the index files reuse that memory: at 10,000
-    /// posts the analyses hold ~110 MB and the files ~25 MB, which came from fresh memory when
-    /// the analyses were kept to the end.
+    /// as soon as the postings hold them, so that the index files reuse that memory rather than
+    /// take fresh memory while the analyses are kept to the end.
     public init(options: SearchIndexBuilder.Options = .init(), releasingAnalyses: Bool = false) {
         self.options = options
         self.releasesAnalyses = releasingAnalyses
@@ -501,9 +500,8 @@ final class TermPartition {
     ///
     /// Each term's buffer is a malloc block of its own (32 bytes to some tens of KB), not a slice
     /// of one arena: `blog build` makes the index after freeing the posts' HTML, and blocks of
-    /// these sizes fit where the HTML was, while an arena (~20 MB per partition at 10,000 posts,
-    /// ~200 MB at 100,000) could only be memory faulted in fresh, the dearest thing on the
-    /// machine this runs on (docs/benchmarks.md, "Fourteenth round").
+    /// these sizes fit where the HTML was, while an arena, large per partition, could only be
+    /// memory faulted in fresh.
     var baseTermCount = 0
     var termSlots = 0
     /// Per term, in one place (one cache line touched per posting added).

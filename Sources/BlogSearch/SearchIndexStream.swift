@@ -4,9 +4,8 @@ import Foundation
 /// of documents handed to `add` is analysed on another thread, and the postings of the analyses
 /// are added as soon as every document before them in the index order has come, on one serial
 /// queue per term partition. So no document's text or analysis is held until the end, as
-/// `SearchIndexState.update` needs them all at once: at 10,000 posts their texts are ~80 MB and
-/// their analyses ~110 MB, all of it fresh memory on the machines this runs on
-/// (docs/benchmarks.md, "Twenty-first round").
+/// `SearchIndexState.update` needs them all at once, which for a large archive is a lot of
+/// fresh memory.
 ///
 /// `finish()` gives the same files as `SearchIndexBuilder.build(analyzed:options:)` of the same
 /// documents. Documents may come in any order; one that comes before some document earlier in the

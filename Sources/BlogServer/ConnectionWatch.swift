@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,7 +14,7 @@ final class ConnectionWatch: @unchecked Sendable {
     /// Seconds a connection may take to send a request's headers, counted from when it opened or
     /// finished its last request.
     let headerTimeout: Double
-    private let lock = Mutex()
+    private let lock = Mutex(())
     /// Connections waiting for request headers: their socket and since when.
     private var waiting: [OpaquePointer: (fd: Int32, since: Double)] = [:]
     private var sockets: [OpaquePointer: Int32] = [:]
@@ -27,19 +28,19 @@ final class ConnectionWatch: @unchecked Sendable {
 
     func opened(_ connection: OpaquePointer) {
         let fd = Int32(blog_mhd_connection_fd(connection))
-        lock.withLock {
+        lock.withLock { _ in
             sockets[connection] = fd
             waiting[connection] = (fd, monotonicNow())
         }
     }
 
     func headersArrived(_ connection: OpaquePointer) {
-        _ = lock.withLock { waiting.removeValue(forKey: connection) }
+        _ = lock.withLock { _ in waiting.removeValue(forKey: connection) }
     }
 
     /// A request ended; a kept-alive connection waits for the next one's headers.
     func requestEnded(_ connection: OpaquePointer) {
-        lock.withLock {
+        lock.withLock { _ in
             if let fd = sockets[connection] { waiting[connection] = (fd, monotonicNow()) }
         }
     }
@@ -47,14 +48,14 @@ final class ConnectionWatch: @unchecked Sendable {
     /// libmicrohttpd closes the socket only after this returns, so a socket found in the books
     /// under the lock is still this connection's.
     func closed(_ connection: OpaquePointer) {
-        lock.withLock {
+        lock.withLock { _ in
             waiting[connection] = nil
             sockets[connection] = nil
         }
     }
 
     func socket(of connection: OpaquePointer) -> Int32 {
-        lock.withLock { sockets[connection] ?? -1 }
+        lock.withLock { _ in sockets[connection] ?? -1 }
     }
 
     // MARK: the watching thread
@@ -62,7 +63,7 @@ final class ConnectionWatch: @unchecked Sendable {
     /// Shuts down the sockets of connections past the header deadline; libmicrohttpd then sees
     /// them end and closes them itself.
     func dropSlowHeaders(now: Double) {
-        lock.withLock {
+        lock.withLock { _ in
             for (connection, entry) in waiting where now - entry.since > headerTimeout {
                 shutdown(entry.fd, Int32(SHUT_RDWR))
                 waiting[connection] = nil

@@ -1,3 +1,4 @@
+import Synchronization
 #if os(Linux) && !BLOG_PORTABLE
 import Glibc
 import BlogCore
@@ -13,7 +14,7 @@ final class InotifyWatcher: WatchBackend, @unchecked Sendable {
     private let debounce: Double
     private let onChange: @Sendable (Set<String>) -> Void
 
-    private let lock = Mutex()
+    private let lock = Mutex(())
     private var inotifyFD: Int32 = -1
     private var watches: [Int32: String] = [:]   // watch descriptor -> directory path
     private var watchedDirs: [String: Int32] = [:]
@@ -30,7 +31,7 @@ final class InotifyWatcher: WatchBackend, @unchecked Sendable {
     }
 
     func start() throws {
-        try lock.withLock {
+        try lock.withLock { _ in
             guard thread == nil else { return }
             let fd = inotify_init1(Int32(IN_NONBLOCK) | Int32(IN_CLOEXEC))
             guard fd >= 0 else { throw ServerError("cannot watch files (inotify_init1): \(errnoText())") }
@@ -50,11 +51,11 @@ final class InotifyWatcher: WatchBackend, @unchecked Sendable {
     }
 
     func stop() {
-        let (thread, wake) = lock.withLock { (self.thread, self.wake) }
+        let (thread, wake) = lock.withLock { _ in (self.thread, self.wake) }
         guard let thread, let wake else { return }
         wake.signal()
         thread.join()
-        lock.withLock {
+        lock.withLock { _ in
             close(inotifyFD)
             inotifyFD = -1
             watches.removeAll()
@@ -64,7 +65,7 @@ final class InotifyWatcher: WatchBackend, @unchecked Sendable {
         }
     }
 
-    var watchedFolderCount: Int { lock.withLock { watches.count } }
+    var watchedFolderCount: Int { lock.withLock { _ in watches.count } }
 
     private func run(fd: Int32, wake: WakePipe) {
         var batch = ChangeBatch(debounce: debounce)
@@ -82,7 +83,7 @@ final class InotifyWatcher: WatchBackend, @unchecked Sendable {
                 let count = read(fd, &buffer, buffer.count)
                 if count > 0 {
                     var found = Set<String>()
-                    lock.withLock { parse(buffer, count: count, into: &found) }
+                    lock.withLock { _ in parse(buffer, count: count, into: &found) }
                     batch.add(found, at: monotonicNow())
                 }
                 continue

@@ -1,3 +1,4 @@
+import Synchronization
 import BlogCore
 import CMicroHTTPD
 
@@ -58,7 +59,7 @@ final class SSEClient {
 
     /// Called by libmicrohttpd's thread (content reader callback).
     func read(into buffer: UnsafeMutablePointer<CChar>, max: Int) -> Int {
-        hub.lock.withLock {
+        hub.lock.withLock { _ in
             if !pending.isEmpty {
                 let count = min(max, pending.count)
                 pending.withUnsafeBytes { source in
@@ -77,7 +78,7 @@ final class SSEClient {
 
 /// All open live-reload streams.
 final class LiveReloadHub {
-    let lock = Mutex()
+    let lock = Mutex(())
     private var clients: [ObjectIdentifier: SSEClient] = [:]
     private var closing = false
     /// A client that does not read this much queued data is dropped.
@@ -91,11 +92,11 @@ final class LiveReloadHub {
         self.limit = limit
     }
 
-    var count: Int { lock.withLock { clients.count } }
+    var count: Int { lock.withLock { _ in clients.count } }
 
     /// False when closing or full (the caller answers 503).
     func register(_ client: SSEClient) -> Bool {
-        let added: Bool = lock.withLock {
+        let added: Bool = lock.withLock { _ in
             if closing || clients.count >= limit { return false }
             clients[ObjectIdentifier(client)] = client
             return true
@@ -106,12 +107,12 @@ final class LiveReloadHub {
 
     /// The open streams and their sockets.
     func sockets() -> [(client: SSEClient, fd: Int32)] {
-        lock.withLock { clients.values.filter { !$0.ended && $0.fd >= 0 }.map { ($0, $0.fd) } }
+        lock.withLock { _ in clients.values.filter { !$0.ended && $0.fd >= 0 }.map { ($0, $0.fd) } }
     }
 
     /// Ends one stream (its browser went away): libmicrohttpd resumes it, finds the end and closes it.
     func end(_ client: SSEClient) {
-        lock.withLock {
+        lock.withLock { _ in
             guard clients[ObjectIdentifier(client)] != nil, !client.ended else { return }
             client.ended = true
             client.pending.removeAll()
@@ -120,12 +121,12 @@ final class LiveReloadHub {
     }
 
     func unregister(_ client: SSEClient) {
-        lock.withLock { _ = clients.removeValue(forKey: ObjectIdentifier(client)) }
+        lock.withLock { _ in _ = clients.removeValue(forKey: ObjectIdentifier(client)) }
     }
 
     func broadcast(_ text: String) {
         let bytes = Array(text.utf8)
-        lock.withLock {
+        lock.withLock { _ in
             for client in clients.values where !client.ended {
                 if client.pending.count + bytes.count > LiveReloadHub.maxPending {
                     client.ended = true
@@ -140,7 +141,7 @@ final class LiveReloadHub {
 
     /// Ends every stream (they finish once their queued bytes are written) and refuses new ones.
     func closeAll() {
-        lock.withLock {
+        lock.withLock { _ in
             closing = true
             for client in clients.values {
                 client.ended = true

@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -45,7 +46,7 @@ final class PollingWatcher: WatchBackend, @unchecked Sendable {
     private let scope: WatchScope
     private let debounce: Double
     private let onChange: @Sendable (Set<String>) -> Void
-    private let lock = Mutex()
+    private let lock = Mutex(())
     private var entries: [String: Entry] = [:]
     private var thread: NativeThread?
     private var wake: WakePipe?
@@ -58,7 +59,7 @@ final class PollingWatcher: WatchBackend, @unchecked Sendable {
     }
 
     func start() {
-        lock.withLock {
+        lock.withLock { _ in
             guard thread == nil else { return }
             var ignored = Set<String>()
             scanAll(reporting: &ignored)
@@ -69,28 +70,28 @@ final class PollingWatcher: WatchBackend, @unchecked Sendable {
     }
 
     func stop() {
-        let (thread, wake) = lock.withLock { (self.thread, self.wake) }
+        let (thread, wake) = lock.withLock { _ in (self.thread, self.wake) }
         guard let thread, let wake else { return }
         wake.signal()
         thread.join()
-        lock.withLock {
+        lock.withLock { _ in
             entries.removeAll()
             self.thread = nil
             self.wake = nil
         }
     }
 
-    var watchedFolderCount: Int { lock.withLock { entries.values.reduce(0) { $0 + ($1.isFolder ? 1 : 0) } } }
+    var watchedFolderCount: Int { lock.withLock { _ in entries.values.reduce(0) { $0 + ($1.isFolder ? 1 : 0) } } }
 
     private func run(wake: WakePipe) {
         var batch = ChangeBatch(debounce: debounce)
         while true {
-            var pause = max(PollingWatcher.interval, lock.withLock { lastScanSeconds } * PollingWatcher.costFactor)
+            var pause = max(PollingWatcher.interval, lock.withLock { _ in lastScanSeconds } * PollingWatcher.costFactor)
             // A batch waits for quiet: look again after `debounce` rather than a whole pause.
             if !batch.isEmpty { pause = min(pause, max(0, batch.due - monotonicNow())) }
             if wake.wait(seconds: pause) { return }
             var found = Set<String>()
-            lock.withLock { scanAll(reporting: &found) }
+            lock.withLock { _ in scanAll(reporting: &found) }
             let now = monotonicNow()
             batch.add(found, at: now)
             if let paths = batch.take(at: now) { onChange(paths) }

@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -17,7 +18,7 @@ public final class PreviewServer: @unchecked Sendable {
 
     private let store: SiteStore
     private let console: Console?
-    private let lock = Mutex()
+    private let lock = Mutex(())
     private var socket: ListenSocket?
     private var daemon: OpaquePointer?
     private var core: ServerCore?
@@ -55,7 +56,7 @@ public final class PreviewServer: @unchecked Sendable {
 
     /// Starts libmicrohttpd's thread. Throws `ServerError` when libmicrohttpd refuses to start.
     public func start() throws {
-        try lock.withLock {
+        try lock.withLock { _ in
             guard daemon == nil else { return }
             guard let socket else { throw ServerError("the server was stopped; create a new one") }
             var hosts = options.allowedHosts
@@ -142,7 +143,7 @@ public final class PreviewServer: @unchecked Sendable {
     /// Ends live-reload streams, stops libmicrohttpd (closing the socket) and waits for its thread.
     /// Safe to call more than once, and from any thread.
     public func stop() {
-        lock.withLock {
+        lock.withLock { _ in
             if let token = observerToken { store.removeObserver(token); observerToken = nil }
             if let thread = watchThread {
                 watchStop.signal()
@@ -161,7 +162,7 @@ public final class PreviewServer: @unchecked Sendable {
     }
 
     /// Number of open live-reload streams (for tests and status output).
-    public var liveReloadClientCount: Int { lock.withLock { core?.hub.count ?? 0 } }
+    public var liveReloadClientCount: Int { lock.withLock { _ in core?.hub.count ?? 0 } }
 }
 
 /// One prepared file of a snapshot: a reusable libmicrohttpd response with its headers.
@@ -202,7 +203,7 @@ func addCommonHeaders(_ response: OpaquePointer) {
 final class PreparedSite {
     let snapshot: SiteSnapshot
     let injectLiveReload: Bool
-    private let lock = Mutex()
+    private let lock = Mutex(())
     private var cache: [String: PreparedFile] = [:]
 
     init(snapshot: SiteSnapshot, injectLiveReload: Bool) {
@@ -213,7 +214,7 @@ final class PreparedSite {
     func has(_ path: String) -> Bool { snapshot.files[path] != nil }
 
     func file(_ path: String) -> PreparedFile? {
-        lock.withLock {
+        lock.withLock { _ in
             if let hit = cache[path] { return hit }
             guard let bytes = snapshot.files[path] else { return nil }
             let type = contentType(forPath: path)
@@ -235,7 +236,7 @@ final class ServerCore {
     static let badRequestLine = UnsafeMutableRawPointer(bitPattern: 2)
     let hub: LiveReloadHub
     let watch: ConnectionWatch
-    private let lock = Mutex()
+    private let lock = Mutex(())
     private var site: PreparedSite
     private let scriptFile: PreparedFile?
 
@@ -252,7 +253,7 @@ final class ServerCore {
 
     private var currentSite: PreparedSite {
         let latest = store.snapshot
-        return lock.withLock {
+        return lock.withLock { _ in
             if site.snapshot.generation != latest.generation {
                 site = PreparedSite(snapshot: latest, injectLiveReload: options.liveReload)
             }

@@ -1,3 +1,4 @@
+import Synchronization
 import BlogCore
 
 /// The serve loop's glue: file changes → rebuild → publish → live-reload event.
@@ -10,7 +11,7 @@ public final class PreviewSession: @unchecked Sendable {
     private let rebuildSite: Rebuild
     private let formatError: (Error) -> [String]
     private let console: Console?
-    private let buildLock = Mutex()
+    private let buildLock = Mutex(())
     private var watcher: FileWatcher?
     private let watchRoots: [String]
     private let debounce: Double
@@ -54,11 +55,11 @@ public final class PreviewSession: @unchecked Sendable {
             self?.rebuild(changedPaths: changed)
         }
         try watcher.start()
-        buildLock.withLock { self.watcher = watcher }
+        buildLock.withLock { _ in self.watcher = watcher }
     }
 
     public func stop() {
-        let watcher = buildLock.withLock { () -> FileWatcher? in
+        let watcher = buildLock.withLock { _ -> FileWatcher? in
             defer { self.watcher = nil }
             return self.watcher
         }
@@ -70,7 +71,7 @@ public final class PreviewSession: @unchecked Sendable {
     /// event, only if some file's bytes changed). On failure the snapshot is kept and the errors are set.
     @discardableResult
     public func rebuild(changedPaths: Set<String>) -> Bool {
-        buildLock.withLock {
+        buildLock.withLock { _ in
             let started = monotonicNow()
             do {
                 let snapshot = try rebuildSite(changedPaths)

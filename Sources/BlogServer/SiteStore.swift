@@ -1,3 +1,4 @@
+import Synchronization
 import BlogCore
 #if canImport(Glibc)
 import Glibc
@@ -39,8 +40,8 @@ public enum SiteStoreEvent: Sendable, Equatable {
 /// Observers are called synchronously, one event at a time, on the thread that changed the store,
 /// after the change is visible to readers. An observer must not call back into `publish`/`setErrors`.
 public final class SiteStore: @unchecked Sendable {
-    private let stateLock = Mutex()
-    private let changeLock = Mutex() // serialises publish/setErrors so observers see events in order
+    private let stateLock = Mutex(())
+    private let changeLock = Mutex(()) // serialises publish/setErrors so observers see events in order
     private var current: SiteSnapshot
     private var currentErrors: [String] = []
     private var observers: [Int: @Sendable (SiteStoreEvent) -> Void] = [:]
@@ -51,10 +52,10 @@ public final class SiteStore: @unchecked Sendable {
     }
 
     /// The last good snapshot.
-    public var snapshot: SiteSnapshot { stateLock.withLock { current } }
+    public var snapshot: SiteSnapshot { stateLock.withLock { _ in current } }
     /// The current build error lines (`file:line: message`), empty when the last build succeeded.
-    public var errors: [String] { stateLock.withLock { currentErrors } }
-    public var generation: Int { stateLock.withLock { current.generation } }
+    public var errors: [String] { stateLock.withLock { _ in currentErrors } }
+    public var generation: Int { stateLock.withLock { _ in current.generation } }
 
     /// Replaces the snapshot, stamping it with the next generation number, then tells observers.
     /// When `changedPaths` is nil the store computes them by comparing old and new bytes.
@@ -62,13 +63,13 @@ public final class SiteStore: @unchecked Sendable {
     /// are told only when something changed.
     @discardableResult
     public func publish(_ snapshot: SiteSnapshot, changedPaths: Set<String>? = nil) -> [String] {
-        changeLock.withLock {
-            let old = stateLock.withLock { current }
+        changeLock.withLock { _ in
+            let old = stateLock.withLock { _ in current }
             var next = snapshot
             next.generation = old.generation + 1
             next.changedPaths = nil
             let changed = (changedPaths.map(Array.init) ?? SiteStore.diff(old.files, next.files)).sorted()
-            stateLock.withLock { current = next }
+            stateLock.withLock { _ in current = next }
             if !changed.isEmpty {
                 notify(.published(generation: next.generation, changedPaths: changed))
             }
@@ -78,8 +79,8 @@ public final class SiteStore: @unchecked Sendable {
 
     /// Sets the current error lines; observers hear about it only when they differ from before.
     public func setErrors(_ lines: [String]) {
-        changeLock.withLock {
-            let changed: Bool = stateLock.withLock {
+        changeLock.withLock { _ in
+            let changed: Bool = stateLock.withLock { _ in
                 if currentErrors == lines { return false }
                 currentErrors = lines
                 return true
@@ -91,7 +92,7 @@ public final class SiteStore: @unchecked Sendable {
     /// Registers an observer; keep the token to remove it.
     @discardableResult
     public func addObserver(_ observer: @escaping @Sendable (SiteStoreEvent) -> Void) -> Int {
-        stateLock.withLock {
+        stateLock.withLock { _ in
             let id = nextObserverID
             nextObserverID += 1
             observers[id] = observer
@@ -100,11 +101,11 @@ public final class SiteStore: @unchecked Sendable {
     }
 
     public func removeObserver(_ token: Int) {
-        _ = stateLock.withLock { observers.removeValue(forKey: token) }
+        _ = stateLock.withLock { _ in observers.removeValue(forKey: token) }
     }
 
     private func notify(_ event: SiteStoreEvent) {
-        let list = stateLock.withLock { observers.sorted { $0.key < $1.key }.map(\.value) }
+        let list = stateLock.withLock { _ in observers.sorted { $0.key < $1.key }.map(\.value) }
         for observer in list { observer(event) }
     }
 

@@ -62,7 +62,7 @@ public struct BuildStamp: Sendable, Equatable {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
             if name != "." && name != ".." { names.append(name) }
         }
-        // Every build walks content/ first (10,000 names for 10,000 posts), before anything
+        // Every build walks content/ first (a name for every post), before anything
         // else can start: the names are sorted on their bytes where that is String's order, and
         // looked up relative to the open folder instead of by a path made for each.
         names = ByteOrder.sorted(names)
@@ -198,8 +198,7 @@ struct FNVStream {
         self.value = value
     }
 
-    /// Over the string's bytes in place (the generic loop over a `UTF8View` cost ~60
-    /// instructions a byte).
+    /// Over the string's bytes in place, since the generic loop over a `UTF8View` is dear per byte.
     mutating func add(_ text: String) {
         var text = text
         text.withUTF8 { add($0) }

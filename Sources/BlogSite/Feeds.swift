@@ -16,7 +16,7 @@ struct FeedWriter {
     let urls: URLBuilder
     /// The posts found to go into a feed as they are (`isVerbatimCDATA`), kept across calls of
     /// `feeds`: the feeds are built in batches, and a post listed in several batches was scanned
-    /// in each (1,010 scans for 718 posts at 1,000 posts, ~10 M instructions). Writers made one
+    /// in each. Writers made one
     /// after another for the same posts (`FeedSchedule`) share one.
     private let verbatimPosts: PostFlags
 
@@ -409,7 +409,7 @@ struct FeedWriter {
         let link = urls.absolute(urls.post(post.slug))
         var out: [UInt8] = []
         out.reserveCapacity(post.summary.utf8.count + post.summary.utf8.count / 4 + 1024)
-        // Fixed text as static bytes, not interpolated Strings (~9,000 instructions an entry).
+        // Fixed text as static bytes, since interpolated Strings are dear for every entry.
         func text(_ string: StaticString) {
             out.append(contentsOf: UnsafeBufferPointer(start: string.utf8Start, count: string.utf8CodeUnitCount))
         }
@@ -532,8 +532,8 @@ struct FeedWriter {
     /// `sitemap.xml` for the HTML pages; a sitemap index with parts once there are more than 50,000 URLs.
     func sitemap(pagePaths: [(path: String, lastmod: String?)]) -> [OutputFile] {
         let limit = 50_000
-        // Into bytes directly: a String grown by interpolation, with an escaped copy of each URL
-        // made as a String first, cost ~4,500 instructions a URL (15,700 of them at 10,000 posts).
+        // Into bytes directly, since a String grown by interpolation, with an escaped copy of each
+        // URL made as a String first, is dear for every URL of the sitemap.
         func urlset(_ items: ArraySlice<(path: String, lastmod: String?)>) -> [UInt8] {
             var xml: [UInt8] = []
             xml.reserveCapacity(128 + items.count * 96)
@@ -582,8 +582,8 @@ struct FeedWriter {
 /// When a build that makes the posts' pages newest first (`blog build`'s posts phase) can write
 /// each feed: as soon as the last post it lists has its HTML. Each post's HTML is needed until
 /// every feed listing it is written, so a post's HTML is held from its page to its last feed
-/// rather than to the end of the posts (at 10,000 posts, at most ~1,200 posts' HTML at once
-/// instead of the ~2,900 that feeds list).
+/// rather than to the end of the posts, so that far fewer posts' HTML is held at once than the
+/// feeds list in all.
 struct FeedSchedule {
     let requests: [FeedWriter.Request]
     private let listed: [ArraySlice<Int>]

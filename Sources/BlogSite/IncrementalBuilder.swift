@@ -498,13 +498,11 @@ public final class IncrementalBuilder: @unchecked Sendable {
         if bodies != nil {
             // The posts' pages first, each made as soon as its post's body is rendered (on all
             // cores, handed on 128 posts at a time), its HTML let go at once unless a feed not yet
-            // written lists it: every post's HTML was held from the content phase to the render
-            // before (~180 MB at 10,000 posts, all of it fresh memory, the dearest thing on this
-            // machine), and was cold in the caches again when its page copied it. The other pages
+            // written lists it, so that no post's HTML is held from the content phase to the render
+            // (fresh memory, and cold in the caches again when its page copied it). The other pages
             // show list-item views, which need every post's summary, and come after, with the
-            // feeds. The workers do not wait for each other between chunks (`renderPostsInOrder`):
-            // rendering 128 posts at a time, one chunk after another, left ~0.2 core-seconds idle
-            // at 10,000 posts while one worker finished a chunk's last posts.
+            // feeds. The workers do not wait for each other between chunks (`renderPostsInOrder`),
+            // so that no core idles while one worker finishes a chunk's last posts.
             let markdown = loader.bodyRenderer()
             let verbatim = FeedWriter.PostFlags()
             var summaries = renderer!.postSummaries
@@ -544,11 +542,9 @@ public final class IncrementalBuilder: @unchecked Sendable {
             rest = jobs.filter { if case .post = $0 { return false } else { return true } }[...]
             lap("posts")
         }
-        // The beside thread waits while 8 MB of its files wait for this one (a batch of feeds is
-        // ~3.5 MB at 10,000 posts): with 32 MB nearly every feed was in memory at once at the
-        // build's peak, since the feeds are made faster than this thread hands them on between
-        // its page batches. 18 alternated pairs at 10,000 posts: peak RSS 446-467 -> 434-435 MB,
-        // the same wall time and CPU time.
+        // The beside thread waits while a few batches of its files wait for this one, because
+        // the feeds are made faster than this thread hands them on between its page batches and
+        // a larger allowance would hold nearly every feed in memory at the build's peak.
         let beside = BesideWork(model, maximumPendingBytes: 8 << 20)
         defer { beside.cancelAndWait() }
         let requests = feedSchedule.remaining
@@ -571,10 +567,9 @@ public final class IncrementalBuilder: @unchecked Sendable {
                                                  writer: feeds, theme: theme))
             lap("+sitemap")
         }
-        // 128 pages a batch (~3 MB at 10,000 posts), handed on while the workers go on with the
-        // next (`renderInOrder`): a few batches are in memory at once (up to three being made,
-        // three waiting for the writer). With 512 a batch that was ~37 MB of the peak, all of it
-        // fresh memory, for no more busy cores (1.61-1.70 either way).
+        // Small batches of pages, handed on while the workers go on with the next
+        // (`renderInOrder`): a few batches are in memory at once (up to three being made, three
+        // waiting for the writer), and larger batches only raise the peak, not the busy cores.
         try renderer!.renderInOrder(Array(rest), chunk: 128) { files in
             try emit(files)
             try emit(beside.take())
@@ -585,16 +580,13 @@ public final class IncrementalBuilder: @unchecked Sendable {
         for (phase, seconds) in beside.timings { record(phase, seconds) }
 
         // The posts' HTML goes now (and, without `bodies`, each post's plain and code text once
-        // the search has analysed it): the search's allocations reuse that memory where malloc keeps it. It was
-        // handed back to the system here before (malloc_trim), and the search then took as much
-        // again from the system, page by page. Fresh memory is this VM's largest cost (2-6 ms per
-        // MB at first touch, `blog-bench memory`): at 10,000 posts the search phase took 0.5-0.8 s
-        // with the trim and 0.25-0.4 s without (docs/benchmarks.md, "Fourteenth round").
+        // the search has analysed it): the search's allocations reuse that memory where malloc
+        // keeps it, rather than take as much again from the system page by page (so no malloc_trim).
         for index in model.posts.indices { model.posts[index].content.html = "" }
         for index in model.pages.indices { model.pages[index].content.html = "" }
-        // The index is freed on another thread while this one goes on: freeing its 10,000
-        // analysed posts object by object held the main thread for ~35 ms with the other core
-        // idle (and keeping it until exit raised the 100,000-post peak by ~150 MB). It lets the
+        // The index is freed on another thread while this one goes on, since freeing the analysed
+        // posts object by object would hold the main thread with the other cores idle (and keeping
+        // it until exit would raise the peak). It lets the
         // analyses' terms go once its postings hold them, so the index files reuse that memory.
         var garbage: Unmanaged<AnyObject>?
         if let stream = search {

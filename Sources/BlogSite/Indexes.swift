@@ -4,7 +4,7 @@ import BlogContent
 import BlogSearch
 
 /// One field of every post, read in place: `model.posts[i].field` copies the whole Post (dozens of
-/// retains and releases), which at 10,000 posts costs milliseconds per pass of a serve rebuild.
+/// retains and releases), which for a large archive adds up on every pass of a serve rebuild.
 func postColumn<T>(_ posts: [Post], _ field: (UnsafePointer<Post>) -> T) -> [T] {
     posts.withUnsafeBufferPointer { buffer in
         guard let base = buffer.baseAddress else { return [] }

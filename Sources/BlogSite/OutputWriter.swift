@@ -1,3 +1,4 @@
+import Synchronization
 import BlogCore
 import Foundation
 #if canImport(Glibc)
@@ -300,9 +301,9 @@ public struct OutputWriter {
 
         /// Whether `interrupt()` ended this transaction (read after `abort()` or `commit()` returned
         /// or threw: both wait for an interrupt under way).
-        public var wasInterrupted: Bool { phase.withLock { interrupted } }
+        public var wasInterrupted: Bool { phase.withLock { _ in interrupted } }
         /// Held by `commit`, `abort` and `interrupt`, so an interruption never meets a commit half way.
-        private let phase = Mutex()
+        private let phase = Mutex(())
         /// The marker of an update-mode build in the output folder (nil for a first build).
         private let marker: String?
         /// Prepares batches in order, one at a time, beside the caller: compares, makes the folders.
@@ -312,8 +313,8 @@ public struct OutputWriter {
         private let slots = DispatchSemaphore(value: 3)
         /// The first staging error (under `failureLock`: both queues and the caller read it).
         private var storedFailure: Error?
-        private let failureLock = Mutex()
-        private var failure: Error? { failureLock.withLock { storedFailure } }
+        private let failureLock = Mutex(())
+        private var failure: Error? { failureLock.withLock { _ in storedFailure } }
 
         init(writer: OutputWriter, fresh: Bool, outputExists: Bool) throws {
             self.writer = writer
@@ -391,7 +392,7 @@ public struct OutputWriter {
 
         /// Keeps the first failure.
         private func setFailure(_ error: Error) {
-            failureLock.withLock { if storedFailure == nil { storedFailure = error } }
+            failureLock.withLock { _ in if storedFailure == nil { storedFailure = error } }
         }
 
         /// Waits for every batch handed over so far (the first queue hands each on to the second
@@ -524,7 +525,7 @@ public struct OutputWriter {
         /// Makes the staged site the output.
         @discardableResult
         public func commit(stamp: BuildStamp? = nil) throws -> Summary {
-            try phase.withLock {
+            try phase.withLock { _ in
                 guard !finished else { throw Diagnostic.error("the build was interrupted", at: location) }
                 try drain()
                 finished = true
@@ -581,7 +582,7 @@ public struct OutputWriter {
 
         /// Removes whatever was staged; the output folder stays as it was.
         public func abort() {
-            phase.withLock {
+            phase.withLock { _ in
                 guard !finished else { return }
                 finished = true
                 waitForBatches()
@@ -596,7 +597,7 @@ public struct OutputWriter {
         /// had already ended (committed or aborted).
         @discardableResult
         public func interrupt() -> Bool {
-            phase.withLock {
+            phase.withLock { _ in
                 guard !finished else { return false }
                 finished = true
                 interrupted = true
@@ -676,7 +677,7 @@ public struct OutputWriter {
     @discardableResult
     static func writeAll(_ files: [OutputFile], root: String, suffix: String, location: SourceLocation) throws -> [BuildStamp.FileInfo?] {
         var failure: String?
-        let lock = Mutex()
+        let lock = Mutex(())
         var infos = [BuildStamp.FileInfo?](repeating: nil, count: files.count)
         infos.withUnsafeMutableBufferPointer { buffer in
             let out = buffer
@@ -687,7 +688,7 @@ public struct OutputWriter {
                     out[index] = result.info
                     if !result.written {
                         let reason = String(cString: strerror(errno))
-                        lock.withLock { failure = failure ?? "cannot write \(file.path): \(reason)" }
+                        lock.withLock { _ in failure = failure ?? "cannot write \(file.path): \(reason)" }
                     }
                 }
             }
@@ -728,9 +729,8 @@ public struct OutputWriter {
 
     /// Whether the file at `path` (relative to `directory`; not a symbolic link) holds exactly
     /// `bytes`. Read in 64 KB pieces into one buffer and compared with `memcmp`, stopping at the
-    /// first difference: a rebuild compares every output with what is there (464 MB at 10,000
-    /// posts), and a buffer of the file's size per file, compared with `Array`'s `==`, took 6 % of
-    /// a `--force` rebuild's CPU time in `perf`.
+    /// first difference, because a rebuild compares every output with what is there and a buffer
+    /// of the file's size per file, compared with `Array`'s `==`, is a visible share of it.
     static func sameBytes(atPath path: String, _ bytes: [UInt8], relativeTo directory: Int32 = AT_FDCWD) -> Bool {
         let fd = openat(directory, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { return false }

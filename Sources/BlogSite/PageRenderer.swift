@@ -78,8 +78,7 @@ struct PageRenderer {
     let yearsTree: MustacheValue
     /// The URL of each page of the home list (`listURLs[0]`) and of each tag's list
     /// (`listURLs[1 + tag]`), made once in a full build: a list page's pagination shows up to
-    /// nine of them, and each was built again (~1,100 instructions a URL; pagination cost 61 M
-    /// instructions for 3,849 list pages at 10,000 posts). Nil when `summariesFor` is given (an
+    /// nine of them, and building each again on every list page adds up. Nil when `summariesFor` is given (an
     /// incremental build renders a few pages).
     let listURLs: [[String]]?
     /// The header's menu, one variant per current item.
@@ -156,8 +155,8 @@ struct PageRenderer {
         } else {
             listURLs = nil
         }
-        // On all cores: made before any page renders, this was a serial stretch of the render
-        // phase (about 1 % of a build's instructions, every core but one idle meanwhile).
+        // On all cores, because made before any page renders, this would be a serial stretch of
+        // the render phase with every core but one idle.
         postSummaries = Parallel.map(model.posts.count, filling: .null) { index in
             if let needed, !needed.contains(index) { return .null }
             return PageRenderer.postValue(model.posts[index], tags: model.postTags[index].map { tagValues[$0] }, urls: urls, language: language, full: false)
@@ -345,8 +344,7 @@ struct PageRenderer {
     }
 
     /// One page: its view model, the template and the view model's release. Not inlined, so that
-    /// profilers see one function per page (`valgrind --tool=callgrind
-    /// --toggle-collect='$s8BlogSite12PageRendererV6render_5viewsAA10OutputFileVAA0C3JobO_AA11SharedViewsVSgtKF'`).
+    /// profilers can attribute the cost of each page to one function.
     @inline(never)
     func render(_ job: PageJob, views: SharedViews? = nil) throws -> OutputFile {
         let (template, path, context) = view(for: job, views: views)
@@ -382,8 +380,8 @@ struct PageRenderer {
     func pagination(current: Int, total: Int, base: String, list: Int? = nil) -> MustacheValue {
         let total = max(total, 1)
         let k = PageRenderer.keys
-        // Built member by member, without an array of candidate numbers: as literals, the small
-        // objects here cost ~17,500 instructions a call (see the note above `context(page:)`).
+        // Built member by member, without an array of candidate numbers, because literals of small
+        // objects are dear (see the note above `context(page:)`).
         var pages: [MustacheValue] = []
         pages.reserveCapacity(9)
         var last = 0
@@ -467,7 +465,7 @@ struct PageRenderer {
 
     // The per-page objects below are filled member by member rather than written as literals: a
     // literal's variadic array of (key, value) tuples is destroyed through the runtime's generic
-    // tuple destroy, about 1,400 instructions per small literal, for every page.
+    // tuple destroy, which is dear for every small literal of every page.
     func context(page: MustacheValue, url: String, _ extra: MustacheObject, views: SharedViews) -> MustacheValue {
         let k = PageRenderer.keys
         var fields = MustacheObject()

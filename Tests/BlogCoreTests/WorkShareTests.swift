@@ -5,13 +5,13 @@ import Synchronization
 final class WorkShareTests: XCTestCase {
     func testEveryIndexIsClaimedOnceInBatchesByTheWorkersThatAsk() {
         for (count, workers, batch) in [(0, 2, 4), (1, 4, 4), (10, 1, 3), (1_000, 2, 8), (1_001, 8, 16), (5, 3, 0)] {
-            let lock = Mutex()
+            let lock = Mutex(())
             var claimed: [Int] = []
             var rangeSizes: [Int] = []
             var workersSeen = Set<Int>()
             WorkShare.run(count: count, workers: workers, batch: batch) { worker, claim in
                 while let range = claim() {
-                    lock.withLock {
+                    lock.withLock { _ in
                         claimed += Array(range)
                         rangeSizes.append(range.count)
                         workersSeen.insert(worker)
@@ -28,7 +28,7 @@ final class WorkShareTests: XCTestCase {
 
     func testOrderedDeliversEveryChunkOnceInOrderWithEachIndexMadeOnce() {
         for (count, workers, batch, chunk) in [(0, 2, 4, 8), (1, 2, 4, 8), (10, 1, 3, 4), (1_000, 2, 4, 128), (1_001, 4, 16, 100), (37, 3, 0, 0), (64, 2, 8, 5)] {
-            let lock = Mutex()
+            let lock = Mutex(())
             var made = [Int](repeating: 0, count: count)
             var ranges: [Range<Int>] = []
             var delivered: [Int] = []
@@ -36,17 +36,17 @@ final class WorkShareTests: XCTestCase {
             var deliveringNow = 0
             let finished = WorkShare.ordered(count: count, workers: workers, batch: batch, chunk: chunk, setUp: { worker in
                 { index in
-                    lock.withLock { made[index] += 1 }
+                    lock.withLock { _ in made[index] += 1 }
                     return index * 3 + worker * 0
                 }
             }, deliver: { range, results in
-                lock.withLock {
+                lock.withLock { _ in
                     deliveringNow += 1
                     concurrentDeliveries = max(concurrentDeliveries, deliveringNow)
                 }
                 // A slow consumer, so that the workers run ahead while a chunk is delivered.
                 usleep(200)
-                lock.withLock {
+                lock.withLock { _ in
                     ranges.append(range)
                     delivered += results
                     deliveringNow -= 1
@@ -63,13 +63,13 @@ final class WorkShareTests: XCTestCase {
     }
 
     func testOrderedKeepsTheWorkersWithinTheWindowOfTheLastChunkDelivered() {
-        let lock = Mutex()
+        let lock = Mutex(())
         var delivered = 0
         var furthest = 0
         let chunk = 10, window = 2
         WorkShare.ordered(count: 400, workers: 4, batch: 2, chunk: chunk, window: window, setUp: { _ in
             { index in
-                lock.withLock {
+                lock.withLock { _ in
                     // The chunk being made may be at most `window` chunks past the delivered ones.
                     furthest = max(furthest, index / chunk - delivered)
                 }
@@ -77,7 +77,7 @@ final class WorkShareTests: XCTestCase {
             }
         }, deliver: { _, _ in
             usleep(500)
-            lock.withLock { delivered += 1 }
+            lock.withLock { _ in delivered += 1 }
             return true
         })
         XCTAssertEqual(delivered, 40)
@@ -87,16 +87,16 @@ final class WorkShareTests: XCTestCase {
 
     func testOrderedStopsWhenDeliverSaysSo() {
         for workers in [1, 2, 4] {
-            let lock = Mutex()
+            let lock = Mutex(())
             var deliveries: [Range<Int>] = []
             var made = 0
             let finished = WorkShare.ordered(count: 1_000, workers: workers, batch: 4, chunk: 16, setUp: { _ in
                 { index in
-                    lock.withLock { made += 1 }
+                    lock.withLock { _ in made += 1 }
                     return index
                 }
             }, deliver: { range, _ in
-                lock.withLock { deliveries.append(range) }
+                lock.withLock { _ in deliveries.append(range) }
                 return range.lowerBound < 32
             })
             XCTAssertFalse(finished)

@@ -5,6 +5,8 @@ import Glibc
 import Darwin
 #endif
 @testable import BlogServer
+// The load generator is a benchmark tool, so it lives in blog-bench.
+@testable import blog_bench
 
 final class LoadTests: XCTestCase {
     func startServer(_ options: ServerOptions) throws -> PreviewServer {

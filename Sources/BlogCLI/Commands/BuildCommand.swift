@@ -26,8 +26,8 @@ enum BuildCommand: BlogCommand {
     ]
 
     /// The last build's site, kept past `run`: `blog build` exits right after, and letting go of
-    /// every post, tag and view of a large archive one object at a time (tens of milliseconds on
-    /// one core at 10,000 posts) only to hand the memory back at exit is work for nothing. A
+    /// every post, tag and view of a large archive one object at a time only to hand the memory
+    /// back at exit is work for nothing. A
     /// caller that runs several builds in one process frees each site when the next replaces it.
     nonisolated(unsafe) private static var keptUntilExit: BuiltSite?
 
