@@ -178,6 +178,7 @@ extension Transformer {
                 }
             case CMARK_NODE_IMAGE:
                 if entering {
+                    mayHaveImages = true
                     let url = cBytesView(cmark_node_get_url(node))
                     links.append(MarkdownLink(destination: makeString(url, trusted: true), line: Int(originalLine(self.line(of: node)))))
                     if qiita {

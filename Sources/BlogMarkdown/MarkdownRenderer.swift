@@ -78,15 +78,18 @@ public struct RenderedMarkdown: Sendable {
     public var links: [MarkdownLink]
     /// Formulas kept as TeX because they did not convert, one per problem (the first line it is on).
     public var mathProblems: [MathProblem]
+    /// False only when the HTML certainly holds no `<img>` (no image and no raw HTML was written).
+    public var mayHaveImages: Bool
 
     public init(html: String, headings: [Heading] = [], plainText: String = "", codeText: String = "", links: [MarkdownLink] = [],
-                mathProblems: [MathProblem] = []) {
+                mathProblems: [MathProblem] = [], mayHaveImages: Bool = true) {
         self.html = html
         self.headings = headings
         self.plainText = plainText
         self.codeText = codeText
         self.links = links
         self.mathProblems = mathProblems
+        self.mayHaveImages = mayHaveImages
     }
 }
 
@@ -172,7 +175,8 @@ public struct MarkdownRenderer: Sendable {
                                 plainText: makeString(plain, trusted: true),
                                 codeText: makeString(transformer.codeText.bytes, trusted: true),
                                 links: transformer.links,
-                                mathProblems: transformer.mathProblems)
+                                mathProblems: transformer.mathProblems,
+                                mayHaveImages: transformer.mayHaveImages)
     }
 
     /// Plain libcmark (`cmark_markdown_to_html`, CommonMark only) for benchmarks and comparisons:

@@ -11,6 +11,7 @@ extension Transformer {
         let qiita = options.qiitaExtensions
         // one context for the document: an embed's closing tag may be a later node
         var embeds = EmbedContext(scripts: options.embedScripts)
+        if !htmlNodes.isEmpty { mayHaveImages = true }
         var scriptURLs = ScriptURLFilter() // one per document: the browser reads its raw HTML as one stream
         for node in htmlNodes {
             let isBlock = kind(node) == CMARK_NODE_HTML_BLOCK

@@ -28,6 +28,9 @@ final class Transformer {
     /// Filled by `renderHTML`; the caller deallocates it.
     var plainText = ByteBuffer(capacity: 0)
     var links: [MarkdownLink] = []
+    /// Whether the HTML may hold an `<img>`: an image was written or raw HTML passed (so that a
+    /// caller looking for the first image can skip the many documents with none).
+    var mayHaveImages = false
     /// Formulas that stayed TeX, each problem once.
     var mathProblems: [MathProblem] = []
     // Lines of nodes that cmark did not place in this document (table cells, split text) and the

@@ -632,7 +632,7 @@ struct PageRenderer {
         var image: String? = nil
         if let own = post.meta.image {
             image = PageMeta.absoluteImage(own, relativeTo: urls.absolute(urls.path("")), urls: urls)
-        } else if let first = PageMeta.firstImage(in: post.content.html) {
+        } else if post.content.mayHaveImages, let first = PageMeta.firstImage(in: post.content.html) {
             image = PageMeta.absoluteImage(first, relativeTo: permalink, urls: urls)
         }
         if let image { fields[k.image] = .string(image) }
