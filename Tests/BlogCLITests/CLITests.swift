@@ -4,30 +4,7 @@ import Foundation
 import XCTest
 
 /// The command line, end to end, through `runBlog` (the same function `main.swift` calls).
-final class CLITests: XCTestCase {
-    var root: URL!
-
-    override func setUpWithError() throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("blog-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: root)
-    }
-
-    func run(_ arguments: [String]) -> (code: Int32, out: String, err: String) {
-        let (console, captured) = Console.capturing()
-        let code = runBlog(arguments: arguments, context: CommandContext(console: console, workingDirectory: root))
-        return (code, captured.output, captured.errors)
-    }
-
-    func write(_ path: String, _ text: String) throws {
-        let url = root.appendingPathComponent(path)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try text.write(to: url, atomically: false, encoding: .utf8)
-    }
-
+final class CLITests: SiteFolderTestCase {
     func read(_ path: String) -> String? {
         try? String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
     }

@@ -6,15 +6,10 @@ import XCTest
 /// `blog import` and `blog new` keep slugs unique against every post the build reads, those in
 /// sub-folders of `content/posts/` included.
 final class ImportCollisionTests: XCTestCase {
-    private var fixtures: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("BlogImportTests/Fixtures").path
-    }
+    private var fixtures: String { importFixtures }
 
     private func blog(_ arguments: [String], in directory: String) -> (Int32, CapturedOutput) {
-        let (console, captured) = Console.capturing()
-        let code = runBlog(arguments: arguments, context: CommandContext(console: console, workingDirectory: URL(fileURLWithPath: directory)))
-        return (code, captured)
+        runBlogCapturing(arguments, in: directory)
     }
 
     private func write(_ text: String, to path: String) throws {

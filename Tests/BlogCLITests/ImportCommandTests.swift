@@ -5,15 +5,10 @@ import XCTest
 
 /// End to end: `blog init`, `blog import` of every fixture format, `blog new`, then `blog build`.
 final class ImportCommandTests: XCTestCase {
-    private var fixtures: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("BlogImportTests/Fixtures").path
-    }
+    private var fixtures: String { importFixtures }
 
     private func blog(_ arguments: [String], in directory: String) -> (Int32, CapturedOutput) {
-        let (console, captured) = Console.capturing()
-        let code = runBlog(arguments: arguments, context: CommandContext(console: console, workingDirectory: URL(fileURLWithPath: directory)))
-        return (code, captured)
+        runBlogCapturing(arguments, in: directory)
     }
 
     func testInitImportNewBuild() throws {

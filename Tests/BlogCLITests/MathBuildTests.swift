@@ -5,30 +5,7 @@ import XCTest
 
 /// `blog build` on posts with math: MathML in the pages, a `file:line` warning for a formula that
 /// stays TeX (the build still succeeds), and `markdown.math: keep`.
-final class MathBuildTests: XCTestCase {
-    var root: URL!
-
-    override func setUpWithError() throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("blog-math-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: root)
-    }
-
-    func run(_ arguments: [String]) -> (code: Int32, out: String, err: String) {
-        let (console, captured) = Console.capturing()
-        let code = runBlog(arguments: arguments, context: CommandContext(console: console, workingDirectory: root))
-        return (code, captured.output, captured.errors)
-    }
-
-    func write(_ path: String, _ text: String) throws {
-        let url = root.appendingPathComponent(path)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try text.write(to: url, atomically: false, encoding: .utf8)
-    }
-
+final class MathBuildTests: SiteFolderTestCase {
     func read(_ path: String) -> String {
         (try? String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)) ?? ""
     }
