@@ -209,10 +209,6 @@ public struct ContentLoader {
 
     /// A slug from the title that keeps Japanese; when the title has no letters, the file name.
     func derivedSlug(title: String, fileName: String) -> String {
-        var slug = Slug.forTitle(title)
-        if slug.isEmpty {
-            slug = Slug.make((fileName as NSString).deletingPathExtension)
-        }
-        return slug.isEmpty ? "post-\(String(fnv1a64(title.utf8), radix: 16))" : slug
+        Slug.derived(title: title, fileName: fileName)
     }
 }

@@ -31,6 +31,18 @@ public enum Slug {
         return slug
     }
 
+    /// The slug of a post with neither `slug:` nor `id:`: its title's, else its file name's, else a
+    /// hash of the title. The loader and the importer's collision check both use it.
+    public static func derived(title: String, fileName: String) -> String {
+        var slug = forTitle(title)
+        if slug.isEmpty {
+            // The file name without its extension (a leading dot starts no extension).
+            let dot = fileName.lastIndex(of: ".").flatMap { $0 == fileName.startIndex ? nil : $0 }
+            slug = make(dot.map { String(fileName[..<$0]) } ?? fileName)
+        }
+        return slug.isEmpty ? "post-\(String(fnv1a64(title.utf8), radix: 16))" : slug
+    }
+
     /// Percent-encodes a path for use in an `href` (everything but unreserved ASCII and `/`).
     public static func percentEncodePath(_ path: String) -> String {
         @inline(__always) func isSafe(_ byte: UInt8) -> Bool {

@@ -183,14 +183,9 @@ struct ExistingPost {
         }
     }
 
-    /// The slug the content loader gives a post without `slug:` or `id:` (its `derivedSlug`):
-    /// the title's slug cut to 80 characters, else the file name's, else a hash of the title.
+    /// The slug the content loader gives a post without `slug:` or `id:` (the same function).
     static func derivedSlug(title: String, fileName: String) -> String {
-        var slug = Slug.make(title)
-        if slug.count > 80 { slug = String(slug.prefix(80)) }
-        while slug.hasSuffix("-") { slug.removeLast() }
-        if slug.isEmpty { slug = Slug.make((fileName as NSString).deletingPathExtension) }
-        return slug.isEmpty ? "post-\(String(fnv1a64(title.utf8), radix: 16))" : slug
+        Slug.derived(title: title, fileName: fileName)
     }
 
     func isSameArticle(as article: ImportedArticle) -> Bool {
