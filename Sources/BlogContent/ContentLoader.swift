@@ -98,26 +98,21 @@ public struct ContentLoader {
     public func loadFiles(_ files: [String], deferringPostBodies: Bool = false) -> [LoadedFile] {
         let renderer = markdownRenderer()
         let root = folderPath
-        var results = [LoadedFile?](repeating: nil, count: files.count)
-        results.withUnsafeMutableBufferPointer { buffer in
-            let out = buffer
-            DispatchQueue.concurrentPerform(iterations: files.count) { index in
-                var found: [Diagnostic] = []
-                var pending: PendingBody?
-                let loaded = withUnsafeMutablePointer(to: &pending) { slot in
-                    loadFile(files[index], root: root, renderer: renderer, diagnostics: &found,
-                             deferring: deferringPostBodies ? slot : nil)
-                }
-                var file = LoadedFile(path: files[index], post: nil, page: nil, diagnostics: found, pendingBody: pending)
-                switch loaded {
-                case .post(let post): file.post = post
-                case .page(let page): file.page = page
-                case .failed: break
-                }
-                out[index] = file
+        return WorkShare.map(count: files.count, batch: 1) { index -> LoadedFile in
+            var found: [Diagnostic] = []
+            var pending: PendingBody?
+            let loaded = withUnsafeMutablePointer(to: &pending) { slot in
+                loadFile(files[index], root: root, renderer: renderer, diagnostics: &found,
+                         deferring: deferringPostBodies ? slot : nil)
             }
+            var file = LoadedFile(path: files[index], post: nil, page: nil, diagnostics: found, pendingBody: pending)
+            switch loaded {
+            case .post(let post): file.post = post
+            case .page(let page): file.page = page
+            case .failed: break
+            }
+            return file
         }
-        return results.map { $0! }
     }
 
     /// Turns loaded files into a content set; throws a `DiagnosticList` with every error (capped) when any file is bad.

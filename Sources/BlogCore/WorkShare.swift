@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import Dispatch
 
@@ -5,6 +6,9 @@ import Dispatch
 /// (posts, pages) and whose workers each keep state of their own (an analyzer, a copy of the views
 /// every page reads).
 public enum WorkShare {
+    /// Every core the process may use: the default number of workers.
+    public static var allCores: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
+
     /// Runs `work(worker, claim)` on up to `workers` threads at once (the caller's among them),
     /// `worker` numbering them from 0. `claim()` hands the next `batch` indices below `count` to
     /// whichever worker asks first, and nil once none are left.
@@ -22,6 +26,22 @@ public enum WorkShare {
             }
         }
         DispatchQueue.concurrentPerform(iterations: max(1, min(workers, count))) { worker in work(worker, claim) }
+    }
+
+    /// `make(index)` for every index below `count`, in index order, made `batch` at a time on up to
+    /// `workers` threads; a single batch runs on the calling thread.
+    public static func map<T>(count: Int, batch: Int = 256, workers: Int = allCores, _ make: (Int) -> T) -> [T] {
+        guard count > 0 else { return [] }
+        if count <= max(1, batch) || workers <= 1 { return (0..<count).map(make) }
+        return [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+            let slots = buffer.baseAddress!
+            run(count: count, workers: workers, batch: batch) { _, claim in
+                while let range = claim() {
+                    for index in range { (slots + index).initialize(to: make(index)) }
+                }
+            }
+            initialized = count
+        }
     }
 }
 

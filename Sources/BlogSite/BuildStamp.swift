@@ -102,7 +102,7 @@ public struct BuildStamp: Sendable, Equatable {
     /// `directory`: a folder's descriptor that relative `paths` start from (the kernel then walks
     /// only the part below it).
     static func lstatAll(_ paths: [String], relativeTo directory: Int32 = AT_FDCWD) -> [FileInfo?] {
-        Parallel.map(paths.count, filling: nil) { index in
+        WorkShare.map(count: paths.count) { index in
             var info = stat()
             guard fstatat(directory, paths[index], &info, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
             return FileInfo(info)
@@ -155,7 +155,7 @@ public struct BuildStamp: Sendable, Equatable {
         let infos: [FileInfo?] = OutputWriter.withFolder(root) { folder, prefix in
             let head = Array(prefix.utf8)
             return manifest.bytes.withUnsafeBufferPointer { bytes in
-                Parallel.map(lines.count, filling: nil) { index in
+                WorkShare.map(count: lines.count) { index in
                     let line = lines[index]
                     let length = head.count + line.count
                     return withUnsafeTemporaryAllocation(of: CChar.self, capacity: length + 1) { path -> FileInfo? in

@@ -504,29 +504,23 @@ struct FeedWriter {
         for index in order {
             for tagIndex in model.postTags[index] where categories[tagIndex].isEmpty { categories[tagIndex] = category(tagIndex) }
         }
-        let prepared = Parallel.map(order.count, filling: PreparedEntry?.none) {
+        let prepared = WorkShare.map(count: order.count) {
             prepare(order[$0], verbatim: known[order[$0]], categories: categories)
         }
         var entries: [Int: PreparedEntry] = [:]
         entries.reserveCapacity(order.count)
-        for (n, index) in order.enumerated() { entries[index] = prepared[n]! }
-        verbatimPosts.record(order.indices.compactMap { n in known[order[n]] == nil ? (order[n], prepared[n]!.content == nil) : nil })
-        var files = [OutputFile?](repeating: nil, count: requests.count)
-        files.withUnsafeMutableBufferPointer { buffer in
-            let out = buffer
-            DispatchQueue.concurrentPerform(iterations: requests.count) { n in
-                guard let tag = requests[n].tag else {
-                    out[n] = OutputFile(path: "feed.xml", bytes: atom(title: model.config.title, selfPath: urls.path("feed.xml"),
-                                                                     alternatePath: urls.path(""), indices: Array(model.posts.indices.prefix(limit)), entries: entries))
-                    return
-                }
-                let base = urls.tag(tag.slug)
-                out[n] = OutputFile(path: "tags/\(tag.slug)/feed.xml",
-                                    bytes: atom(title: "\(model.config.title): \(tag.name)", selfPath: base + "feed.xml",
-                                                alternatePath: base, indices: tag.postIndices, entries: entries))
+        for (n, index) in order.enumerated() { entries[index] = prepared[n] }
+        verbatimPosts.record(order.indices.compactMap { n in known[order[n]] == nil ? (order[n], prepared[n].content == nil) : nil })
+        return WorkShare.map(count: requests.count, batch: 4) { n -> OutputFile in
+            guard let tag = requests[n].tag else {
+                return OutputFile(path: "feed.xml", bytes: atom(title: model.config.title, selfPath: urls.path("feed.xml"),
+                                                                alternatePath: urls.path(""), indices: Array(model.posts.indices.prefix(limit)), entries: entries))
             }
+            let base = urls.tag(tag.slug)
+            return OutputFile(path: "tags/\(tag.slug)/feed.xml",
+                              bytes: atom(title: "\(model.config.title): \(tag.name)", selfPath: base + "feed.xml",
+                                          alternatePath: base, indices: tag.postIndices, entries: entries))
         }
-        return files.map { $0! }
     }
 
     /// `sitemap.xml` for the HTML pages; a sitemap index with parts once there are more than 50,000 URLs.

@@ -191,7 +191,7 @@ public final class IncrementalBuilder: @unchecked Sendable {
         } else {
             paths = try loader.markdownFiles()
             let list = paths
-            let stamps = Parallel.map(list.count, filling: nil) { IncrementalBuilder.stamp(root + "/" + list[$0]) }
+            let stamps = WorkShare.map(count: list.count) { IncrementalBuilder.stamp(root + "/" + list[$0]) }
             for (index, path) in paths.enumerated() {
                 if let cached = contentCache[path], let stamp = stamps[index], cached.stamp == stamp { continue }
                 stale.append((path, stamps[index]))
@@ -295,7 +295,7 @@ public final class IncrementalBuilder: @unchecked Sendable {
             let keys = Fingerprints(model: model, postVersions: postVersions, pageVersions: pageVersions, epoch: epoch)
             let jobs = PageRenderer.jobs(model)
             // One key and fingerprint per page, on all cores (a serve rebuild does this for every page).
-            var jobKeys: [(key: String, fingerprint: Int)] = Parallel.map(jobs.count, filling: ("", 0)) { keys.key(for: jobs[$0]) }
+            var jobKeys: [(key: String, fingerprint: Int)] = WorkShare.map(count: jobs.count) { keys.key(for: jobs[$0]) }
             var dirty: [Int] = []
             for (index, entry) in jobKeys.enumerated() where outputCache[entry.key]?.fingerprint != entry.fingerprint {
                 dirty.append(index)

@@ -48,7 +48,7 @@ struct IndexWriter {
 
     /// posts.json without a cache (a one-shot build): the objects are made on all cores.
     func postsJSON() -> OutputFile {
-        IndexWriter.postsJSON(objects: Parallel.map(model.posts.count, filling: []) { postObject($0) })
+        IndexWriter.postsJSON(objects: WorkShare.map(count: model.posts.count) { postObject($0) })
     }
 
     /// The object of one post in posts.json.

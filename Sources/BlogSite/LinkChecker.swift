@@ -30,19 +30,15 @@ public struct LinkChecker {
         for (index, file) in site.files.enumerated() { files[file.path] = index }
         let htmlIndices = site.files.indices.filter { site.files[$0].path.hasSuffix(".html") }
         // Anchors of every HTML page, computed once.
+        let found = WorkShare.map(count: htmlIndices.count, batch: 8) { n -> (anchors: Set<String>, links: [String]) in
+            let bytes = site.files[htmlIndices[n]].bytes
+            return (Set(LinkChecker.attributeValues(bytes, names: ["id", "name"])), LinkChecker.attributeValues(bytes, names: ["href", "src"]))
+        }
         var anchors = [Set<String>](repeating: [], count: site.files.count)
         var links = [[String]](repeating: [], count: site.files.count)
-        anchors.withUnsafeMutableBufferPointer { anchorBuffer in
-            links.withUnsafeMutableBufferPointer { linkBuffer in
-                let anchorsOut = anchorBuffer
-                let linksOut = linkBuffer
-                DispatchQueue.concurrentPerform(iterations: htmlIndices.count) { n in
-                    let index = htmlIndices[n]
-                    let bytes = site.files[index].bytes
-                    anchorsOut[index] = Set(LinkChecker.attributeValues(bytes, names: ["id", "name"]))
-                    linksOut[index] = LinkChecker.attributeValues(bytes, names: ["href", "src"])
-                }
-            }
+        for (n, index) in htmlIndices.enumerated() {
+            anchors[index] = found[n].anchors
+            links[index] = found[n].links
         }
         // Which source produced each page.
         var sources: [String: (path: String, firstLine: Int, links: [(String, Int)])] = [:]

@@ -52,19 +52,15 @@ extension OutputWriter {
     static func writeAll(_ files: [OutputFile], root: String, suffix: String, location: SourceLocation) throws -> [BuildStamp.FileInfo?] {
         var failure: String?
         let lock = Mutex(())
-        var infos = [BuildStamp.FileInfo?](repeating: nil, count: files.count)
-        infos.withUnsafeMutableBufferPointer { buffer in
-            let out = buffer
-            withFolder(root) { folder, prefix in
-                DispatchQueue.concurrentPerform(iterations: files.count) { index in
-                    let file = files[index]
-                    let result = OutputWriter.writeFile(file.bytes, toPath: prefix + file.path + suffix, relativeTo: folder)
-                    out[index] = result.info
-                    if !result.written {
-                        let reason = String(cString: strerror(errno))
-                        lock.withLock { _ in failure = failure ?? "cannot write \(file.path): \(reason)" }
-                    }
+        let infos: [BuildStamp.FileInfo?] = withFolder(root) { folder, prefix in
+            WorkShare.map(count: files.count, batch: 8) { index in
+                let file = files[index]
+                let result = OutputWriter.writeFile(file.bytes, toPath: prefix + file.path + suffix, relativeTo: folder)
+                if !result.written {
+                    let reason = String(cString: strerror(errno))
+                    lock.withLock { _ in failure = failure ?? "cannot write \(file.path): \(reason)" }
                 }
+                return result.info
             }
         }
         if let failure { throw Diagnostic.error(failure, at: location) }

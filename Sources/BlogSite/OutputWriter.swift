@@ -414,27 +414,20 @@ public struct OutputWriter {
             var toWrite = files
             if !fresh {
                 // Compare with what is there (on all cores); a path blog did not write before must not exist.
-                var state = [Int8](repeating: 0, count: files.count) // 0 write, 1 unchanged, 2 foreign file in the way, 3 write over a folder
+                // 0 write, 1 unchanged, 2 foreign file in the way, 3 write over a folder
                 let root = self.root
                 let oldManifest = self.oldManifest
-                OutputWriter.withFolder(root) { folder, prefix in
-                    state.withUnsafeMutableBufferPointer { buffer in
-                        let out = buffer
-                        DispatchQueue.concurrentPerform(iterations: files.count) { index in
-                            let file = files[index]
-                            let path = prefix + file.path
-                            if oldManifest.contains(file.path) {
-                                out[index] = OutputWriter.sameBytes(atPath: path, file.bytes, relativeTo: folder) ? 1 : 0
-                            } else {
-                                var info = stat()
-                                if fstatat(folder, path, &info, AT_SYMLINK_NOFOLLOW) != 0 {
-                                    out[index] = 0
-                                } else {
-                                    // A folder where a file goes: the switch replaces it if blog wrote all it holds.
-                                    out[index] = (info.st_mode & S_IFMT) == S_IFDIR ? 3 : 2
-                                }
-                            }
+                let state: [Int8] = OutputWriter.withFolder(root) { folder, prefix in
+                    WorkShare.map(count: files.count, batch: 16) { index -> Int8 in
+                        let file = files[index]
+                        let path = prefix + file.path
+                        if oldManifest.contains(file.path) {
+                            return OutputWriter.sameBytes(atPath: path, file.bytes, relativeTo: folder) ? 1 : 0
                         }
+                        var info = stat()
+                        if fstatat(folder, path, &info, AT_SYMLINK_NOFOLLOW) != 0 { return 0 }
+                        // A folder where a file goes: the switch replaces it if blog wrote all it holds.
+                        return (info.st_mode & S_IFMT) == S_IFDIR ? 3 : 2
                     }
                 }
                 if let clash = state.firstIndex(of: 2) {

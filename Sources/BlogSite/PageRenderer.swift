@@ -157,7 +157,7 @@ struct PageRenderer {
         }
         // On all cores, because made before any page renders, this would be a serial stretch of
         // the render phase with every core but one idle.
-        postSummaries = Parallel.map(model.posts.count, filling: .null) { index in
+        postSummaries = WorkShare.map(count: model.posts.count) { index in
             if let needed, !needed.contains(index) { return .null }
             return PageRenderer.postValue(model.posts[index], tags: model.postTags[index].map { tagValues[$0] }, urls: urls, language: language, full: false)
         }

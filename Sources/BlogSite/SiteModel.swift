@@ -257,11 +257,9 @@ public struct SiteModel: Sendable {
             }
         }
         var result = [[Int]](repeating: [], count: postTags.count)
-        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
-        let chunk = (postTags.count + workers - 1) / max(workers, 1)
         result.withUnsafeMutableBufferPointer { out in
             let output = out
-            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            WorkShare.run(count: postTags.count, workers: min(WorkShare.allCores, 8), batch: 64) { _, claim in
                 // One score array per worker, reset through the list of touched entries.
                 // Plain memory: the inner loop runs about 700 times per post, and array
                 // subscripts there paid bounds and uniqueness checks.
@@ -274,83 +272,82 @@ public struct SiteModel: Sendable {
                     touchedStorage.deallocate()
                 }
                 var touchedCount = 0
-                let start = worker * chunk
-                let end = min(postTags.count, start + chunk)
-                guard start < end else { return }
-                for index in start..<end {
-                    for (slot, tagIndex) in postTags[index].enumerated() {
-                        tags[tagIndex].postIndices.withUnsafeBufferPointer { members in
-                            let weight = 1.0 + 1.0 / Double(members.count)
-                            var low = 0
-                            var high = members.count
-                            let position = positions[index].isEmpty ? -1 : positions[index][slot]
-                            if members.count > window {
-                                low = max(0, min(max(position, 0) - window / 2, members.count - window))
-                                high = low + window
-                            }
-                            @inline(__always)
-                            func add(_ range: Range<Int>) {
-                                for k in range {
-                                    let other = members[k]
-                                    if scores[other] == 0 {
-                                        touchedStorage[touchedCount] = other
-                                        touchedCount += 1
+                while let batch = claim() {
+                    for index in batch {
+                        for (slot, tagIndex) in postTags[index].enumerated() {
+                            tags[tagIndex].postIndices.withUnsafeBufferPointer { members in
+                                let weight = 1.0 + 1.0 / Double(members.count)
+                                var low = 0
+                                var high = members.count
+                                let position = positions[index].isEmpty ? -1 : positions[index][slot]
+                                if members.count > window {
+                                    low = max(0, min(max(position, 0) - window / 2, members.count - window))
+                                    high = low + window
+                                }
+                                @inline(__always)
+                                func add(_ range: Range<Int>) {
+                                    for k in range {
+                                        let other = members[k]
+                                        if scores[other] == 0 {
+                                            touchedStorage[touchedCount] = other
+                                            touchedCount += 1
+                                        }
+                                        scores[other] += weight
                                     }
-                                    scores[other] += weight
+                                }
+                                if position >= low && position < high && members[position] == index {
+                                    // The post itself, skipped by splitting the range at its place
+                                    // (instead of a compare for each of the ~700 members).
+                                    add(low..<position)
+                                    add((position + 1)..<high)
+                                } else {
+                                    for k in low..<high where members[k] != index {
+                                        let other = members[k]
+                                        if scores[other] == 0 {
+                                            touchedStorage[touchedCount] = other
+                                            touchedCount += 1
+                                        }
+                                        scores[other] += weight
+                                    }
                                 }
                             }
-                            if position >= low && position < high && members[position] == index {
-                                // The post itself, skipped by splitting the range at its place
-                                // (instead of a compare for each of the ~700 members).
-                                add(low..<position)
-                                add((position + 1)..<high)
+                        }
+                        let touched = UnsafeBufferPointer(rebasing: touchedStorage[..<touchedCount])
+                        // The best five by (score desc, distance asc, index asc), without sorting everything.
+                        var best: [(score: Double, distance: Int, index: Int)] = []
+                        best.reserveCapacity(5)
+                        // Once five are kept, a candidate scoring below the fifth cannot enter: most
+                        // candidates share one tag with the post, so this one compare turns most
+                        // of them away before anything else is looked at.
+                        var floor = -Double.infinity
+                        for other in touched {
+                            let score = scores[other]
+                            scores[other] = 0
+                            if score < floor { continue }
+                            let candidate = (score: score, distance: abs(other - index), index: other)
+                            func better(_ a: (score: Double, distance: Int, index: Int), _ b: (score: Double, distance: Int, index: Int)) -> Bool {
+                                a.score != b.score ? a.score > b.score : a.distance != b.distance ? a.distance < b.distance : a.index < b.index
+                            }
+                            // `best` stays sorted: the new one moves up to its place (no two compare
+                            // equal, so this is the order a sort gives; a sort call per candidate
+                            // cost more than the scoring).
+                            if best.count < 5 {
+                                best.append(candidate)
+                            } else if better(candidate, best[4]) {
+                                best[4] = candidate
                             } else {
-                                for k in low..<high where members[k] != index {
-                                    let other = members[k]
-                                    if scores[other] == 0 {
-                                        touchedStorage[touchedCount] = other
-                                        touchedCount += 1
-                                    }
-                                    scores[other] += weight
-                                }
+                                continue
                             }
+                            var k = best.count - 1
+                            while k > 0 && better(best[k], best[k - 1]) {
+                                best.swapAt(k, k - 1)
+                                k -= 1
+                            }
+                            if best.count == 5 { floor = best[4].score }
                         }
+                        touchedCount = 0
+                        output[index] = best.map(\.index)
                     }
-                    let touched = UnsafeBufferPointer(rebasing: touchedStorage[..<touchedCount])
-                    // The best five by (score desc, distance asc, index asc), without sorting everything.
-                    var best: [(score: Double, distance: Int, index: Int)] = []
-                    best.reserveCapacity(5)
-                    // Once five are kept, a candidate scoring below the fifth cannot enter: most
-                    // candidates share one tag with the post, so this one compare turns most
-                    // of them away before anything else is looked at.
-                    var floor = -Double.infinity
-                    for other in touched {
-                        let score = scores[other]
-                        scores[other] = 0
-                        if score < floor { continue }
-                        let candidate = (score: score, distance: abs(other - index), index: other)
-                        func better(_ a: (score: Double, distance: Int, index: Int), _ b: (score: Double, distance: Int, index: Int)) -> Bool {
-                            a.score != b.score ? a.score > b.score : a.distance != b.distance ? a.distance < b.distance : a.index < b.index
-                        }
-                        // `best` stays sorted: the new one moves up to its place (no two compare
-                        // equal, so this is the order a sort gives; a sort call per candidate
-                        // cost more than the scoring).
-                        if best.count < 5 {
-                            best.append(candidate)
-                        } else if better(candidate, best[4]) {
-                            best[4] = candidate
-                        } else {
-                            continue
-                        }
-                        var k = best.count - 1
-                        while k > 0 && better(best[k], best[k - 1]) {
-                            best.swapAt(k, k - 1)
-                            k -= 1
-                        }
-                        if best.count == 5 { floor = best[4].score }
-                    }
-                    touchedCount = 0
-                    output[index] = best.map(\.index)
                 }
             }
         }
