@@ -48,7 +48,7 @@ let package = Package(
         // Config, front matter, posts and pages, the content loader.
         .target(name: "BlogContent", dependencies: ["BlogCore", "BlogYAML", "BlogMarkdown"]),
         // Qiita importers and authoring helpers.
-        .target(name: "BlogImport", dependencies: ["BlogCore", "BlogContent", "CCurl"]),
+        .target(name: "BlogImport", dependencies: ["BlogCore", "BlogYAML", "BlogContent", "CCurl"]),
         // The default theme, embedded into the binary at build time from themes/default.
         .executableTarget(name: "embed-theme", path: "Sources/embed-theme"),
         .plugin(name: "EmbedTheme", capability: .buildTool(), dependencies: ["embed-theme"]),
