@@ -41,8 +41,8 @@ let package = Package(
         .target(name: "BlogMath"),
         // cmark + the Qiita dialect + syntax highlighting.
         .target(name: "BlogMarkdown", dependencies: ["CCmark", "BlogCore", "BlogMath"]),
-        // Spec-complete Mustache, no dependencies.
-        .target(name: "BlogMustache"),
+        // Spec-complete Mustache (BlogCore for source locations and the hash).
+        .target(name: "BlogMustache", dependencies: ["BlogCore"]),
         // Japanese-aware search index (tokenizer, shards).
         .target(name: "BlogSearch", dependencies: ["BlogCore"]),
         // Config, front matter, posts and pages, the content loader.
