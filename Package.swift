@@ -69,7 +69,7 @@ let package = Package(
         .testTarget(name: "BlogYAMLTests", dependencies: ["BlogYAML"]),
         .testTarget(name: "BlogMarkdownTests", dependencies: ["BlogMarkdown", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "BlogMathTests", dependencies: ["BlogMath"], exclude: ["Fixtures"]),
-        .testTarget(name: "BlogMustacheTests", dependencies: ["BlogMustache", "TestSupport"]),
+        .testTarget(name: "BlogMustacheTests", dependencies: ["BlogMustache", "BlogCore", "TestSupport"]),
         .testTarget(name: "BlogSearchTests", dependencies: ["BlogSearch", "TestSupport"]),
         .testTarget(name: "BlogContentTests", dependencies: ["BlogContent"]),
         .testTarget(name: "BlogImportTests", dependencies: ["BlogImport", "BlogContent"], exclude: ["Fixtures"]),
