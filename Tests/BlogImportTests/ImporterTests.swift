@@ -128,6 +128,23 @@ final class QiitaCLIImporterTests: XCTestCase {
         XCTAssertEqual(result.articles.first?.date.iso8601, "2021-05-10T09:15:00+09:00")
     }
 
+    /// A file saved with Windows line ends reads like its LF twin.
+    func testCRLFFileReadsLikeLF() throws {
+        let lf = "---\ntitle: 'CRLF: 記事'\ntags:\n  - Swift\n  - \"iOS\"\nignorePublish: true\nupdated_at: '2023-01-02T03:04:05+09:00'\n---\n# Body\n\ntext\n"
+        let crlf = lf.replacingOccurrences(of: "\n", with: "\r\n")
+        let results = try [lf, crlf].map { text in
+            QiitaCLIImporter().importSource(try InputText(path: "crlf.md", bytes: Array(text.utf8)), modificationDate: nil)
+        }
+        XCTAssertTrue(results[1].errors.isEmpty, "\(results[1].diagnostics)")
+        let article = try XCTUnwrap(results[1].articles.first)
+        XCTAssertEqual(article.title, "CRLF: 記事")
+        XCTAssertEqual(article.tags, ["Swift", "iOS"])
+        XCTAssertTrue(article.draft)
+        XCTAssertEqual(article.body, "# Body\n\ntext\n")
+        XCTAssertEqual(results[0].articles.first?.body, article.body)
+        XCTAssertEqual(results[0].articles.first?.slug, article.slug)
+    }
+
     func testFrontMatterErrorsHavePositions() throws {
         let cases: [(String, String)] = [
             ("title: A\n", "a.md:1:1: error: missing front matter"),
