@@ -41,14 +41,14 @@ let package = Package(
         .target(name: "BlogMath"),
         // cmark + the Qiita dialect + syntax highlighting.
         .target(name: "BlogMarkdown", dependencies: ["CCmark", "BlogCore", "BlogMath"]),
-        // Spec-complete Mustache, no dependencies.
-        .target(name: "BlogMustache"),
+        // Spec-complete Mustache (BlogCore for source locations and the hash).
+        .target(name: "BlogMustache", dependencies: ["BlogCore"]),
         // Japanese-aware search index (tokenizer, shards).
         .target(name: "BlogSearch", dependencies: ["BlogCore"]),
         // Config, front matter, posts and pages, the content loader.
         .target(name: "BlogContent", dependencies: ["BlogCore", "BlogYAML", "BlogMarkdown"]),
         // Qiita importers and authoring helpers.
-        .target(name: "BlogImport", dependencies: ["BlogCore", "BlogContent", "CCurl"]),
+        .target(name: "BlogImport", dependencies: ["BlogCore", "BlogYAML", "BlogContent", "CCurl"]),
         // The default theme, embedded into the binary at build time from themes/default.
         .executableTarget(name: "embed-theme", path: "Sources/embed-theme"),
         .plugin(name: "EmbedTheme", capability: .buildTool(), dependencies: ["embed-theme"]),
@@ -69,7 +69,7 @@ let package = Package(
         .testTarget(name: "BlogYAMLTests", dependencies: ["BlogYAML"]),
         .testTarget(name: "BlogMarkdownTests", dependencies: ["BlogMarkdown", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "BlogMathTests", dependencies: ["BlogMath"], exclude: ["Fixtures"]),
-        .testTarget(name: "BlogMustacheTests", dependencies: ["BlogMustache", "TestSupport"]),
+        .testTarget(name: "BlogMustacheTests", dependencies: ["BlogMustache", "BlogCore", "TestSupport"]),
         .testTarget(name: "BlogSearchTests", dependencies: ["BlogSearch", "TestSupport"]),
         .testTarget(name: "BlogContentTests", dependencies: ["BlogContent"]),
         .testTarget(name: "BlogImportTests", dependencies: ["BlogImport", "BlogContent"], exclude: ["Fixtures"]),

@@ -104,13 +104,3 @@ public func escapeHTML(_ text: String) -> String {
     }
     return result
 }
-
-/// A stable 64-bit FNV-1a hash (content hashes for asset names; never for security).
-public func fnv1a64(_ bytes: some Sequence<UInt8>) -> UInt64 {
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    for byte in bytes {
-        hash ^= UInt64(byte)
-        hash = hash &* 0x100_0000_01b3
-    }
-    return hash
-}

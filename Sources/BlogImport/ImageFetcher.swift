@@ -1,5 +1,6 @@
 import BlogCore
 import Foundation
+import Synchronization
 
 /// How `--images` brings an article's pictures home.
 public struct ImageImportOptions: Sendable {
@@ -76,27 +77,27 @@ public struct StagedImages: Sendable {
 /// Writes into staging (and from it into place) and an interrupt's clean-up exclude each other, so
 /// that a download finishing during the clean-up cannot leave a file behind.
 public enum StagingLock {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var closed = false
+    /// Whether the clean-up has run (then every write is refused).
+    private static let closed = Mutex(false)
 
     struct Closed: Error, CustomStringConvertible {
         var description: String { "interrupted" }
     }
 
     static func write(_ body: () throws -> Void) throws {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !closed else { throw Closed() }
-        try body()
+        try closed.withLock { closed in
+            guard !closed else { throw Closed() }
+            try body()
+        }
     }
 
     /// Removes this process's staging folders and refuses every later write; for a signal handler
     /// about to end the process.
     public static func closeAndRemove(in staticDirectory: String) {
-        lock.lock()
-        closed = true
-        ImageFetcher.removeStaging(in: staticDirectory, ofProcess: getpid())
-        lock.unlock()
+        closed.withLock { closed in
+            closed = true
+            ImageFetcher.removeStaging(in: staticDirectory, ofProcess: getpid())
+        }
     }
 }
 
@@ -205,22 +206,26 @@ public struct ImageFetcher: Sendable {
     }
 
     /// The shared state of the download threads: the next job and the outcomes so far.
-    private final class Queue: @unchecked Sendable {
-        let lock = NSLock()
-        var next = 0
-        var outcomes: [Outcome?]
+    private final class Queue: Sendable {
+        private struct State {
+            var next = 0
+            var outcomes: [Outcome?]
+        }
+        private let state: Mutex<State>
 
-        init(count: Int) { outcomes = Array(repeating: nil, count: count) }
+        init(count: Int) { state = Mutex(State(outcomes: Array(repeating: nil, count: count))) }
 
         func take() -> Int? {
-            lock.withLock {
-                guard next < outcomes.count else { return nil }
-                next += 1
-                return next - 1
+            state.withLock { state in
+                guard state.next < state.outcomes.count else { return nil }
+                state.next += 1
+                return state.next - 1
             }
         }
 
-        func finish(_ index: Int, _ outcome: Outcome) { lock.withLock { outcomes[index] = outcome } }
+        func finish(_ index: Int, _ outcome: Outcome) { state.withLock { $0.outcomes[index] = outcome } }
+
+        var outcomes: [Outcome?] { state.withLock { $0.outcomes } }
     }
 
     /// Runs the jobs on `concurrency` threads; the outcomes come back in the jobs' order.

@@ -1,4 +1,6 @@
+import BlogContent
 import BlogCore
+import BlogYAML
 import Foundation
 
 /// Imports a qiita-cli folder (`blog import qiita-cli DIR`): every `DIR/public/*.md`
@@ -78,56 +80,71 @@ public struct QiitaCLIImporter: Sendable {
 
     func importSource(_ source: InputText, modificationDate: Date?, datedFromUpdatedAt: inout Bool) -> ImportResult {
         var result = ImportResult()
-        guard let (lines, firstLine, body) = SimpleFrontMatter.split(source.text) else {
+        // The loader's fences and BlogYAML, on the text with CRLF line ends made LF (the line
+        // numbers stay the same).
+        let normalized = source.text.replacingOccurrences(of: "\r\n", with: "\n")
+        let head: (yaml: String?, yamlFirstLine: Int, bodyOffset: Int, bodyFirstLine: Int)
+        do {
+            head = try SplitDocument.splitHead(normalized, path: source.path)
+        } catch let diagnostic as Diagnostic {
+            result.diagnostics.append(diagnostic)
+            return result
+        } catch {
+            result.diagnostics.append(.error("\(error)", at: source.location(line: 1)))
+            return result
+        }
+        guard let yaml = head.yaml else {
             result.diagnostics.append(.error("missing front matter: a qiita-cli article starts with a '---' line", at: source.location(line: 1, column: 1)))
             return result
         }
-        let entries: [SimpleFrontMatter.Entry]
+        let body = String(decoding: normalized.utf8.dropFirst(head.bodyOffset), as: UTF8.self)
+        let firstLine = head.yamlFirstLine
+        func location(_ value: YAMLValue) -> SourceLocation {
+            source.location(line: value.line + firstLine - 1, column: value.column)
+        }
+        let root: YAMLValue
         do {
-            entries = try SimpleFrontMatter.parse(lines: lines, firstLine: firstLine)
-        } catch let error as SimpleFrontMatter.ParseError {
-            result.diagnostics.append(.error(error.message, at: source.location(line: error.line, column: error.column)))
+            root = try YAML.parse(yaml)
+        } catch let error as YAMLError {
+            result.diagnostics.append(.error("invalid front matter: \(error.message)", at: source.location(line: error.line + firstLine - 1, column: error.column)))
             return result
         } catch {
-            result.diagnostics.append(.error("\(error)", at: source.location(line: firstLine)))
+            result.diagnostics.append(.error("invalid front matter: \(error)", at: source.location(line: firstLine)))
             return result
         }
-        var fields: [String: SimpleFrontMatter.Entry] = [:]
-        for entry in entries {
-            if fields[entry.key] != nil {
-                result.diagnostics.append(.error("duplicate key \"\(entry.key)\"", at: source.location(line: entry.line, column: 1)))
-            }
-            if !QiitaCLIImporter.knownKeys.contains(entry.key) {
-                result.diagnostics.append(.warning("unknown qiita-cli key \"\(entry.key)\" ignored", at: source.location(line: entry.line, column: 1)))
-            }
-            fields[entry.key] = entry
+        guard let pairs = root.mapping ?? (root.isNull ? [] : nil) else {
+            result.diagnostics.append(.error("front matter must be a mapping of keys to values", at: location(root)))
+            return result
         }
-        func location(_ entry: SimpleFrontMatter.Entry) -> SourceLocation {
-            source.location(line: entry.line, column: entry.valueColumn)
+        var fields: [String: YAMLValue] = [:]
+        for pair in pairs {
+            let key = pair.key.scalar ?? ""
+            if fields[key] != nil {
+                result.diagnostics.append(.error("duplicate key \"\(key)\"", at: location(pair.key)))
+            }
+            if !QiitaCLIImporter.knownKeys.contains(key) {
+                result.diagnostics.append(.warning("unknown qiita-cli key \"\(key)\" ignored", at: location(pair.key)))
+            }
+            fields[key] = pair.value
         }
         func string(_ key: String) -> String? {
-            guard let entry = fields[key] else { return nil }
-            switch entry.value {
-            case .null: return nil
-            case .scalar(let text, _): return text
-            case .list:
-                result.diagnostics.append(.error("\"\(key)\" must be a string, found a list", at: location(entry)))
+            guard let value = fields[key], !value.isNull else { return nil }
+            guard let text = value.scalar else {
+                result.diagnostics.append(.error("\"\(key)\" must be a string, found \(value.typeName)", at: location(value)))
                 return nil
             }
+            return text
         }
         func bool(_ key: String) -> Bool {
-            guard let entry = fields[key] else { return false }
-            switch entry.value {
-            case .null: return false
-            case .scalar(let text, let quoted) where !quoted:
+            guard let value = fields[key], !value.isNull else { return false }
+            if case .scalar(let text, quoted: false) = value.kind {
                 switch text.lowercased() {
                 case "true": return true
                 case "false": return false
                 default: break
                 }
-            default: break
             }
-            result.diagnostics.append(.error("\"\(key)\" must be true or false", at: location(entry)))
+            result.diagnostics.append(.error("\"\(key)\" must be true or false", at: location(value)))
             return false
         }
         let errorsBefore = result.errors.count
@@ -137,16 +154,21 @@ public struct QiitaCLIImporter: Sendable {
                                              at: fields["title"].map(location) ?? source.location(line: 1, column: 1)))
         }
         var tags: [String] = []
-        if let entry = fields["tags"] {
-            switch entry.value {
-            case .null: break
-            case .list(let names):
-                for name in names.map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty && !tags.contains(name) {
-                    tags.append(name)
+        if let value = fields["tags"], !value.isNull {
+            switch value.kind {
+            case .sequence(let items):
+                for item in items where !item.isNull {
+                    guard let name = item.scalar?.trimmingCharacters(in: .whitespaces) else {
+                        result.diagnostics.append(.error("a tag must be a string, found \(item.typeName)", at: location(item)))
+                        continue
+                    }
+                    if !name.isEmpty && !tags.contains(name) { tags.append(name) }
                 }
             case .scalar(let text, _):
                 // A single tag written as a scalar.
                 if !text.isEmpty { tags = [text] }
+            case .mapping:
+                result.diagnostics.append(.error("\"tags\" must be a list, found a mapping", at: location(value)))
             }
         }
         let draft = bool("private") || bool("ignorePublish")

@@ -4,12 +4,14 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import BlogCore
+import Synchronization
 
 /// The cache behind `CodeBlockRenderer.cachedPlan` (slots read and written under the lock).
-final class PlanCache: @unchecked Sendable {
+final class PlanCache: Sendable {
     /// One cached info string and its plan. A class, like `SharedPlan`: a hit is then a retain or two,
     /// where a struct entry would copy its arrays and the plan's out of the slot and back.
-    final class Entry {
+    final class Entry: Sendable {
         let info: [UInt8]
         let qiita: Bool
         let highlight: Bool
@@ -22,18 +24,7 @@ final class PlanCache: @unchecked Sendable {
         }
     }
     static let shared = PlanCache()
-    /// A pthread mutex at a stable address, locked directly (a generic `withLock` call across modules
-    /// cost more than the lookup).
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t> = {
-        let m = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        m.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(m, nil)
-        return m
-    }()
-    var slots = [Entry?](repeating: nil, count: 512)
-
-    @inline(__always) func lock() { pthread_mutex_lock(mutex) }
-    @inline(__always) func unlock() { pthread_mutex_unlock(mutex) }
+    let slots = Mutex([Entry?](repeating: nil, count: 512))
 }
 
 enum CodeBlockRenderer {
@@ -91,22 +82,18 @@ enum CodeBlockRenderer {
     /// dearer than a lookup. Direct-mapped, 512 slots by a hash of the info bytes and options.
     static func cachedPlan(info: UnsafeBufferPointer<UInt8>, qiita: Bool, highlight: Bool) -> SharedPlan? {
         guard info.count <= 64 else { return plan(info: info, qiita: qiita, highlight: highlight).map(SharedPlan.init) }
-        var h: UInt64 = 0xCBF2_9CE4_8422_2325 ^ (qiita ? 1 : 0) ^ (highlight ? 2 : 0)
-        for b in info { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
-        let slot = Int(truncatingIfNeeded: (h >> 32) & 511)
-        let cache = PlanCache.shared
-        cache.lock()
-        if let e = cache.slots[slot], e.qiita == qiita, e.highlight == highlight, e.info.count == info.count,
+        var hash = FNV1a64()
+        hash.add(UInt8(qiita ? 1 : 0) | UInt8(highlight ? 2 : 0))
+        hash.add(info)
+        let slot = Int(truncatingIfNeeded: (hash.value >> 32) & 511)
+        // An entry never changes once made, so it is compared outside the lock.
+        if let e = PlanCache.shared.slots.withLock({ $0[slot] }), e.qiita == qiita, e.highlight == highlight, e.info.count == info.count,
            e.info.withUnsafeBufferPointer({ $0.isEmpty || memcmp($0.baseAddress!, info.baseAddress!, info.count) == 0 }) {
-            cache.unlock()
             return e.plan
         }
-        cache.unlock()
         let made = plan(info: info, qiita: qiita, highlight: highlight).map(SharedPlan.init)
         let entry = PlanCache.Entry(info: Array(info), qiita: qiita, highlight: highlight, plan: made)
-        cache.lock()
-        cache.slots[slot] = entry
-        cache.unlock()
+        PlanCache.shared.slots.withLock { $0[slot] = entry }
         return made
     }
 

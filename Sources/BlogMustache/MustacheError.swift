@@ -1,28 +1,19 @@
+import BlogCore
+
 /// A template problem, found while parsing, validating or rendering.
 ///
 /// `description` reads `path:line:column: error: message`; lines and columns count from 1,
 /// columns in Unicode scalars. A line of 0 means "no position" and is left out.
 public struct MustacheError: Error, CustomStringConvertible, Equatable, Sendable {
-    public var path: String
-    public var line: Int
-    public var column: Int
+    public var location: SourceLocation
     public var message: String
 
-    public init(path: String, line: Int, column: Int, message: String) {
-        self.path = path
-        self.line = line
-        self.column = column
+    public init(at location: SourceLocation, message: String) {
+        self.location = location
         self.message = message
     }
 
-    public var description: String {
-        var text = path
-        if line > 0 {
-            text += ":\(line)"
-            if column > 0 { text += ":\(column)" }
-        }
-        return text + ": error: " + message
-    }
+    public var description: String { "\(location): error: \(message)" }
 }
 
 /// The name, path and text of one template, shared by everything parsed from it so errors
@@ -62,6 +53,6 @@ final class SourceInfo: Sendable {
 
     func error(at offset: Int, _ message: String) -> MustacheError {
         let (line, column) = position(of: offset)
-        return MustacheError(path: path, line: line, column: column, message: message)
+        return MustacheError(at: SourceLocation(file: path, line: line, column: column), message: message)
     }
 }

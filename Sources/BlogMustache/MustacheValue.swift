@@ -1,4 +1,5 @@
 // The data a template is rendered against.
+import BlogCore
 
 /// A value in a Mustache context: JSON-like data plus lambdas.
 ///
@@ -287,28 +288,9 @@ public struct MustacheObject: Sendable, ExpressibleByDictionaryLiteral {
         entries.map { (key: $0.key, value: $0.value) }
     }
 
-    /// FNV-1a over the key's UTF-8 bytes.
+    /// BlogCore's FNV-1a over the key's UTF-8 bytes (read in place, small strings too).
     @inlinable
-    public static func hash(_ key: String) -> UInt64 {
-        // Read in place (small strings too): iterating `utf8` decodes byte by byte.
-        if let value = key.utf8.withContiguousStorageIfAvailable({ MustacheObject.hash(bytes: $0) }) { return value }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in key.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01B3
-        }
-        return hash
-    }
-
-    @inlinable
-    static func hash(bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01B3
-        }
-        return hash
-    }
+    public static func hash(_ key: String) -> UInt64 { fnv1a64(key) }
 
     @inlinable
     func index(of key: String, hash: UInt64) -> Int? {

@@ -1,3 +1,4 @@
+import BlogCore
 import Synchronization
 
 /// One template's text. `name` is what partial and parent tags use (`partials/head`);
@@ -80,7 +81,7 @@ public final class TemplateLibrary: Sendable {
         for source in sources {
             let info = SourceInfo(name: source.name, path: source.path, bytes: Array(source.text.utf8))
             if let earlier = paths[source.name] {
-                throw MustacheError(path: source.path, line: 0, column: 0,
+                throw MustacheError(at: SourceLocation(file: source.path),
                                     message: "duplicate template name '\(source.name)' (also \(earlier))")
             }
             paths[source.name] = source.path
@@ -108,7 +109,7 @@ public final class TemplateLibrary: Sendable {
         var names = Set<String>()
         for source in sources {
             if !names.insert(source.name).inserted {
-                errors.append(MustacheError(path: source.path, line: 0, column: 0,
+                errors.append(MustacheError(at: SourceLocation(file: source.path),
                                             message: "duplicate template name '\(source.name)'"))
                 continue
             }
@@ -118,7 +119,7 @@ public final class TemplateLibrary: Sendable {
             } catch let error as MustacheError {
                 errors.append(error)
             } catch {
-                errors.append(MustacheError(path: source.path, line: 0, column: 0, message: "\(error)"))
+                errors.append(MustacheError(at: SourceLocation(file: source.path), message: "\(error)"))
             }
         }
         if strictPartials {
@@ -205,7 +206,7 @@ public final class TemplateLibrary: Sendable {
     /// `lane`: lookup hints to use (held by this thread only), or nil.
     public func renderBytes(_ name: String, _ context: MustacheValue, capacity: Int, lane: RenderLane? = nil) throws -> [UInt8] {
         guard let template = templates[name] else {
-            throw MustacheError(path: name, line: 0, column: 0, message: "no template named '\(name)'")
+            throw MustacheError(at: SourceLocation(file: name), message: "no template named '\(name)'")
         }
         var overflow: OutputBuffer?
         var failure: Error?

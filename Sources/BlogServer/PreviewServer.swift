@@ -267,10 +267,13 @@ final class ServerCore {
         switch event {
         case let .published(generation, changedPaths):
             let prefix = options.basePath
-            let urls = changedPaths.prefix(500).map { prefix + $0 }
-            var data = "{\"generation\":\(generation),\"paths\":" + JSON.array(Array(urls))
-            if changedPaths.count > 500 { data = "{\"generation\":\(generation),\"paths\":[],\"truncated\":true" }
-            hub.broadcast(sseEvent("reload", data: data + "}"))
+            let truncated = changedPaths.count > 500
+            let data = JSON.object { json in
+                json.field("generation", generation)
+                json.field("paths", strings: truncated ? [] : changedPaths.map { prefix + $0 })
+                if truncated { json.key("truncated"); json.bool(true) }
+            }
+            hub.broadcast(sseEvent("reload", data: data))
         case let .errorsChanged(lines):
             hub.broadcast(errorStateEvent(lines))
         }
@@ -351,7 +354,10 @@ final class ServerCore {
             guard let scriptFile else { return sendText(connection, 500, "500 Internal Server Error\n") }
             return MHD_queue_response(connection, 200, scriptFile.response)
         case "status":
-            let body = "{\"generation\":\(store.generation),\"errors\":\(JSON.array(store.errors))}\n"
+            let body = JSON.object { json in
+                json.field("generation", store.generation)
+                json.field("errors", strings: store.errors)
+            } + "\n"
             return send(connection, 200, Array(body.utf8), contentType: "application/json; charset=utf-8")
         case "events":
             let streamHeaders = [("X-Accel-Buffering", "no")]

@@ -91,13 +91,23 @@ func monotonicNow() -> Double {
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
+/// The server's JSON, through BlogCore's writer (it escapes quotes, controls and `< > &`).
 enum JSON {
-    /// A JSON array of strings (BlogCore's writer escapes quotes, controls and `< > &`).
+    /// A JSON array of strings.
     static func array(_ items: [String]) -> String {
         var writer = JSONWriter()
         writer.beginArray()
         for item in items { writer.string(item) }
         writer.endArray()
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    /// A JSON object whose members `members` writes.
+    static func object(_ members: (inout JSONWriter) -> Void) -> String {
+        var writer = JSONWriter()
+        writer.beginObject()
+        members(&writer)
+        writer.endObject()
         return String(decoding: writer.bytes, as: UTF8.self)
     }
 }

@@ -27,7 +27,7 @@ public struct BuildStamp: Sendable, Equatable {
 
     /// The fingerprint of the inputs of a build with these options.
     public static func inputs(for options: BuildOptions) -> String {
-        var hash = FNVStream()
+        var hash = FNV1a64()
         hash.add("blog \(BlogVersion.current)\n")
         hash.add("drafts=\(options.includeDrafts) future=\(options.includeFuture) base=\(options.baseURL ?? "-") hashed=\(options.hashAssetNames) outside-links=\(options.allowOutsideLinks)\n")
         hash.add(String(defaultThemeHash, radix: 16))
@@ -39,7 +39,7 @@ public struct BuildStamp: Sendable, Equatable {
     }
 
     static let defaultThemeHash: UInt64 = {
-        var hash = FNVStream()
+        var hash = FNV1a64()
         for path in DefaultTheme.files.keys.sorted() {
             hash.add(path)
             hash.add(DefaultTheme.files[path]!)
@@ -47,11 +47,11 @@ public struct BuildStamp: Sendable, Equatable {
         return hash.value
     }()
 
-    static func walk(_ path: String, relative: String, into hash: inout FNVStream) {
+    static func walk(_ path: String, relative: String, into hash: inout FNV1a64) {
         if let info = lstatAll([path])[0] { walk(path, relative: relative, info: info, into: &hash) }
     }
 
-    private static func walk(_ path: String, relative: String, info: FileInfo, into hash: inout FNVStream) {
+    private static func walk(_ path: String, relative: String, info: FileInfo, into hash: inout FNV1a64) {
         // the fields as raw integers (string interpolation per file cost more than the lstat)
         hash.add(relative)
         addInput(info, to: &hash)
@@ -114,7 +114,7 @@ public struct BuildStamp: Sendable, Equatable {
     /// keeps its size, time and inode), so that only the others are looked up by path: 15,700
     /// path walks fewer at the end of a 10,000-post build.
     static func outputs(root: String, paths: [String], known: [String: FileInfo] = [:]) -> String {
-        var hash = FNVStream()
+        var hash = FNV1a64()
         var infos = [FileInfo?](repeating: nil, count: paths.count)
         var unknown: [Int] = []
         for (index, path) in paths.enumerated() {
@@ -132,13 +132,13 @@ public struct BuildStamp: Sendable, Equatable {
     }
 
     /// What an input's entry hashes after its path.
-    private static func addInput(_ info: FileInfo, to hash: inout FNVStream) {
+    private static func addInput(_ info: FileInfo, to hash: inout FNV1a64) {
         hash.add(0)
         hash.add(raw: info.size, info.seconds, info.nanoseconds, info.inode, Int64(info.mode))
     }
 
     /// What an output's entry hashes after its path (the same in both `outputs` functions).
-    private static func addOutput(_ info: FileInfo?, to hash: inout FNVStream) {
+    private static func addOutput(_ info: FileInfo?, to hash: inout FNV1a64) {
         hash.add(0)
         if let info {
             hash.add(raw: info.size, info.seconds, info.nanoseconds, info.inode, 1)
@@ -170,7 +170,7 @@ public struct BuildStamp: Sendable, Equatable {
                 }
             }
         }
-        var hash = FNVStream()
+        var hash = FNV1a64()
         manifest.bytes.withUnsafeBufferPointer { bytes in
             for (line, info) in zip(lines, infos) {
                 hash.add(UnsafeBufferPointer(rebasing: bytes[line]))
@@ -181,49 +181,9 @@ public struct BuildStamp: Sendable, Equatable {
     }
 }
 
-/// FNV-1a over a stream of bytes.
-struct FNVStream {
-    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
-
-    mutating func add(_ bytes: some Sequence<UInt8>) {
-        for byte in bytes { add(byte) }
-    }
-
-    mutating func add(_ bytes: UnsafeBufferPointer<UInt8>) {
-        var value = self.value
-        for byte in bytes {
-            value ^= UInt64(byte)
-            value = value &* 0x100_0000_01b3
-        }
-        self.value = value
-    }
-
-    /// Over the string's bytes in place, since the generic loop over a `UTF8View` is dear per byte.
-    mutating func add(_ text: String) {
-        var text = text
-        text.withUTF8 { add($0) }
-    }
-
-    @inline(__always)
-    mutating func add(_ byte: UInt8) {
-        value ^= UInt64(byte)
-        value = value &* 0x100_0000_01b3
-    }
-
-    /// Integers as their eight little-endian bytes each.
-    mutating func add(raw a: Int64, _ b: Int64, _ c: Int64, _ d: Int64, _ e: Int64) {
+extension FNV1a64 {
+    /// A file's five stat fields as raw integers (string interpolation per file cost more than the lstat).
+    fileprivate mutating func add(raw a: Int64, _ b: Int64, _ c: Int64, _ d: Int64, _ e: Int64) {
         add(raw: a); add(raw: b); add(raw: c); add(raw: d); add(raw: e)
-    }
-
-    @inline(__always)
-    mutating func add(raw number: Int64) {
-        var n = UInt64(bitPattern: number)
-        var value = self.value
-        for _ in 0..<8 {
-            value ^= n & 0xFF
-            value = value &* 0x100_0000_01b3
-            n >>= 8
-        }
-        self.value = value
     }
 }

@@ -1,6 +1,7 @@
 import BlogCore
 import BlogContent
 import Foundation
+import Synchronization
 
 /// Whether the XML escaper must look at `byte`: markup characters, C0 controls, and 0xEF
 /// (U+FFFE/U+FFFF). A comparison, not a table: a global table is initialised lazily, and every
@@ -27,14 +28,13 @@ struct FeedWriter {
     }
 
     /// A flag per post index, set once known; safe to share between threads.
-    final class PostFlags: @unchecked Sendable {
-        private let lock = NSLock()
-        private var flags: [Int: Bool] = [:]
+    final class PostFlags: Sendable {
+        private let flags = Mutex([Int: Bool]())
 
-        var snapshot: [Int: Bool] { lock.withLock { flags } }
+        var snapshot: [Int: Bool] { flags.withLock { $0 } }
 
         func record(_ found: [(index: Int, flag: Bool)]) {
-            lock.withLock { for (index, flag) in found { flags[index] = flag } }
+            flags.withLock { flags in for (index, flag) in found { flags[index] = flag } }
         }
     }
 

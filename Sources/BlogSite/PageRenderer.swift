@@ -332,7 +332,7 @@ struct PageRenderer {
     /// A page's error as a diagnostic (a template's names its file and line).
     static func diagnostic(_ error: Error) -> Diagnostic {
         switch error {
-        case let error as MustacheError: .error(error.message, at: SourceLocation(file: error.path, line: error.line, column: error.column))
+        case let error as MustacheError: .error(error.message, at: error.location)
         case let diagnostic as Diagnostic: diagnostic
         default: .error("\(error)")
         }

@@ -99,7 +99,7 @@ public struct Theme: Sendable {
         do {
             library = try TemplateLibrary(sources)
         } catch let error as MustacheError {
-            throw Diagnostic.error(error.message, at: SourceLocation(file: error.path, line: error.line, column: error.column))
+            throw Diagnostic.error(error.message, at: error.location)
         }
         var assets: [(path: String, bytes: [UInt8])] = []
         var assetPaths: [String: String] = [:]

@@ -60,27 +60,32 @@ indirect enum JSON {
     case object([(String, JSON)])
     case null
 
+    /// The value through BlogCore's writer (only `<` of the markup characters escaped: it is read
+    /// by scripts, not inlined in pages).
     var text: String {
+        var writer = JSONWriter(escaping: .lessThan)
+        write(into: &writer)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    private func write(into writer: inout JSONWriter) {
         switch self {
-        case .number(let d): return d.isFinite ? String(format: "%.6g", d) : "null"
-        case .int(let i): return String(i)
-        case .bool(let b): return b ? "true" : "false"
-        case .null: return "null"
-        case .string(let s):
-            var out = "\""
-            for scalar in s.unicodeScalars {
-                switch scalar {
-                case "\"": out += "\\\""
-                case "\\": out += "\\\\"
-                case "\n": out += "\\n"
-                case "\t": out += "\\t"
-                default:
-                    if scalar.value < 0x20 { out += String(format: "\\u%04x", scalar.value) } else { out.unicodeScalars.append(scalar) }
-                }
+        case .number(let d): writer.value(json: d.isFinite ? String(format: "%.6g", d) : "null")
+        case .int(let i): writer.int(i)
+        case .bool(let b): writer.bool(b)
+        case .null: writer.null()
+        case .string(let s): writer.string(s)
+        case .array(let items):
+            writer.beginArray()
+            for item in items { item.write(into: &writer) }
+            writer.endArray()
+        case .object(let pairs):
+            writer.beginObject()
+            for (key, value) in pairs {
+                writer.key(key)
+                value.write(into: &writer)
             }
-            return out + "\""
-        case .array(let items): return "[" + items.map(\.text).joined(separator: ",") + "]"
-        case .object(let pairs): return "{" + pairs.map { JSON.string($0.0).text + ":" + $0.1.text }.joined(separator: ",") + "}"
+            writer.endObject()
         }
     }
 }

@@ -12,7 +12,8 @@
 //
 // Each subcommand prints a readable report on stderr and one JSON object on stdout (for bench.sh).
 // Timings are the median of N passes (default 3) and single-threaded unless they say otherwise.
-// Each subcommand lives in its own file; this one only dispatches.
+// Each subcommand lives in its own file (markdown-dump in MarkdownDump.swift; the load generator `http`
+// drives is HTTPLoad.swift); this one only dispatches.
 import Foundation
 
 if CommandLine.arguments.dropFirst().first == "memory" {

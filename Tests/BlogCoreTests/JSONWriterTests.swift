@@ -3,8 +3,8 @@ import XCTest
 import BlogCore
 
 final class JSONWriterTests: XCTestCase {
-    /// The escaping rules spelled out byte by byte.
-    private func reference(_ text: String) -> [UInt8] {
+    /// The escaping rules spelled out byte by byte (`.lessThan` leaves `>` and `&` alone).
+    private func reference(_ text: String, _ escaping: JSONWriter.Escaping = .markup) -> [UInt8] {
         var out: [UInt8] = [0x22]
         for byte in text.utf8 {
             switch byte {
@@ -13,6 +13,7 @@ final class JSONWriterTests: XCTestCase {
             case 0x0A: out += Array("\\n".utf8)
             case 0x0D: out += Array("\\r".utf8)
             case 0x09: out += Array("\\t".utf8)
+            case 0x3E where escaping == .lessThan, 0x26 where escaping == .lessThan: out.append(byte)
             case 0..<0x20, 0x3C, 0x3E, 0x26: out += Array(String(format: "\\u%04x", byte).utf8)
             default: out.append(byte)
             }
@@ -30,11 +31,27 @@ final class JSONWriterTests: XCTestCase {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<4_000 {
             let text = (0..<Int.random(in: 0...40, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
-            var quoted: [UInt8] = []
-            JSONWriter.appendQuoted(text, to: &quoted)
-            XCTAssertEqual(quoted, reference(text), text)
-            XCTAssertEqual(try JSONSerialization.jsonObject(with: Data(quoted), options: .fragmentsAllowed) as? String, text)
+            for escaping in [JSONWriter.Escaping.markup, .lessThan] {
+                var quoted: [UInt8] = []
+                JSONWriter.appendQuoted(text, escaping: escaping, to: &quoted)
+                XCTAssertEqual(quoted, reference(text, escaping), "\(escaping): \(text)")
+                XCTAssertEqual(try JSONSerialization.jsonObject(with: Data(quoted), options: .fragmentsAllowed) as? String, text)
+            }
         }
+    }
+
+    /// The search index's rule: only `<` of the markup characters, in keys and values alike.
+    func testLessThanEscapingLeavesOtherMarkupAlone() {
+        var json = JSONWriter(escaping: .lessThan)
+        json.beginObject()
+        json.field("<a & b>", "</script> & \r\u{1}")
+        json.key("n"); json.value(json: "0.25")
+        json.endObject()
+        XCTAssertEqual(String(decoding: json.bytes, as: UTF8.self), #"{"\u003ca & b>":"\u003c/script> & \r\u0001","n":0.25}"#)
+        let bytes = Array("x<y>".utf8)
+        var fromBytes = JSONWriter(escaping: .lessThan)
+        bytes.withUnsafeBufferPointer { fromBytes.string(utf8: $0) }
+        XCTAssertEqual(String(decoding: fromBytes.bytes, as: UTF8.self), #""x\u003cy>""#)
     }
 
     /// Commas at every depth, through the word of flags and past it (levels beyond 63).

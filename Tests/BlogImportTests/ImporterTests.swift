@@ -128,14 +128,32 @@ final class QiitaCLIImporterTests: XCTestCase {
         XCTAssertEqual(result.articles.first?.date.iso8601, "2021-05-10T09:15:00+09:00")
     }
 
+    /// A file saved with Windows line ends reads like its LF twin.
+    func testCRLFFileReadsLikeLF() throws {
+        let lf = "---\ntitle: 'CRLF: 記事'\ntags:\n  - Swift\n  - \"iOS\"\nignorePublish: true\nupdated_at: '2023-01-02T03:04:05+09:00'\n---\n# Body\n\ntext\n"
+        let crlf = lf.replacingOccurrences(of: "\n", with: "\r\n")
+        let results = try [lf, crlf].map { text in
+            QiitaCLIImporter().importSource(try InputText(path: "crlf.md", bytes: Array(text.utf8)), modificationDate: nil)
+        }
+        XCTAssertTrue(results[1].errors.isEmpty, "\(results[1].diagnostics)")
+        let article = try XCTUnwrap(results[1].articles.first)
+        XCTAssertEqual(article.title, "CRLF: 記事")
+        XCTAssertEqual(article.tags, ["Swift", "iOS"])
+        XCTAssertTrue(article.draft)
+        XCTAssertEqual(article.body, "# Body\n\ntext\n")
+        XCTAssertEqual(results[0].articles.first?.body, article.body)
+        XCTAssertEqual(results[0].articles.first?.slug, article.slug)
+    }
+
     func testFrontMatterErrorsHavePositions() throws {
         let cases: [(String, String)] = [
             ("title: A\n", "a.md:1:1: error: missing front matter"),
-            ("---\ntitle: 'A\n---\n", "a.md:2:8: error: unterminated quoted string"),
+            ("---\ntitle: 'A\n---\n", "a.md:2:10: error: invalid front matter: found unexpected end of stream while scanning a quoted scalar"),
             ("---\ntitle: A\nupdated_at: 2021-99-01\n---\n", "a.md:3:13: error: updated_at is not an ISO 8601 time"),
             ("---\ntags: [x]\nupdated_at: '2021-05-01T00:00:00+09:00'\n---\n", "a.md:1:1: error: missing \"title\""),
             ("---\ntitle: A\nprivate: maybe\nupdated_at: '2021-05-01T00:00:00+09:00'\n---\n", "a.md:3:10: error: \"private\" must be true or false"),
-            ("---\ntitle: A\nnested:\n  key: value\n---\n", "a.md:4:1: error: unexpected indentation"),
+            ("---\ntitle:\n  key: value\n---\n", "a.md:3:3: error: \"title\" must be a string, found a mapping"),
+            ("---\ntitle: A\ntags: [x]\nupdated_at: '2021-05-01T00:00:00+09:00'\n", "a.md:1:1: error: the front matter starting here is not closed by a '---' line"),
         ]
         for (text, expected) in cases {
             let result = QiitaCLIImporter().importSource(try InputText(path: "a.md", bytes: Array(text.utf8)), modificationDate: nil)

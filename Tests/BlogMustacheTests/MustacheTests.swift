@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import BlogMustache
+import BlogCore
 
 /// Builds a library from `name: text` pairs (path = "<name>.mustache") and renders `main`.
 private func render(_ templates: KeyValuePairs<String, String>, _ context: MustacheValue = [:],
@@ -164,7 +165,7 @@ final class LambdaTests: XCTestCase {
         let ctx: MustacheValue = ["l": .lambda(MustacheLambda { "{{>nope}}" })]
         let error = mustacheError { _ = try render(["t": "a\n {{l}}"], ctx) }
         XCTAssertEqual(error?.message, "partial 'nope' not found")
-        XCTAssertEqual(error?.path, "t.mustache:2:2 (lambda result)")
+        XCTAssertEqual(error?.location.file, "t.mustache:2:2 (lambda result)")
     }
 }
 
@@ -175,14 +176,14 @@ final class ErrorTests: XCTestCase {
             _ = try TemplateLibrary([TemplateSource(name: "post", text: text, path: "themes/x/templates/post.mustache")])
         }
         XCTAssertEqual(error?.description, "themes/x/templates/post.mustache:12:5: error: unclosed section 'tags'")
-        XCTAssertEqual(error, MustacheError(path: "themes/x/templates/post.mustache", line: 12, column: 5,
+        XCTAssertEqual(error, MustacheError(at: SourceLocation(file: "themes/x/templates/post.mustache", line: 12, column: 5),
                                             message: "unclosed section 'tags'"))
     }
 
     func testColumnsCountCharactersNotBytes() {
         let error = mustacheError { _ = try render(["t": "ok\n日本語{{#x}}"]) }
-        XCTAssertEqual(error?.line, 2)
-        XCTAssertEqual(error?.column, 4)
+        XCTAssertEqual(error?.location.line, 2)
+        XCTAssertEqual(error?.location.column, 4)
     }
 
     func testMismatchedClosingTag() {

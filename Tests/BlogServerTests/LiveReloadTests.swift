@@ -38,6 +38,19 @@ final class LiveReloadTests: XCTestCase {
         XCTAssertNil(stream.next(timeout: 0.3))
     }
 
+    /// Past 500 changed files the event names none and says so (the page then reloads whole).
+    func testManyChangedFilesSendATruncatedReload() throws {
+        let store = SiteStore()
+        store.publish(SiteSnapshot(files: ["index.html": bytes("v1")]))
+        let server = try start(store)
+        let stream = try XCTUnwrap(EventStreamClient(port: server.port))
+        XCTAssertEqual(stream.next()?.name, "ok")
+        var files: [String: [UInt8]] = ["index.html": bytes("v2")]
+        for n in 0..<500 { files["p\(n).html"] = bytes("\(n)") }
+        store.publish(SiteSnapshot(files: files))
+        XCTAssertEqual(stream.next()?.data, "{\"generation\":2,\"paths\":[],\"truncated\":true}")
+    }
+
     func testErrorsAreStreamedAndVisibleInStatus() throws {
         let store = SiteStore()
         store.publish(SiteSnapshot(files: ["index.html": bytes("<body>good</body>")]))

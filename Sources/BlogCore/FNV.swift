@@ -1,0 +1,71 @@
+/// FNV-1a, 64 bits: the package's one fast, stable hash (asset and tag names, build stamps,
+/// template member lookups). Stable across runs and platforms, unlike Swift's `Hasher`, which is
+/// seeded per process and serves in-memory tables only; never for security.
+@inlinable
+public func fnv1a64(_ bytes: some Sequence<UInt8>) -> UInt64 {
+    var hash = FNV1a64()
+    hash.add(bytes)
+    return hash.value
+}
+
+/// `fnv1a64` of bytes in memory.
+@inlinable
+public func fnv1a64(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+    var hash = FNV1a64()
+    hash.add(bytes)
+    return hash.value
+}
+
+/// `fnv1a64` of a string's UTF-8 bytes, read in place.
+@inlinable
+public func fnv1a64(_ text: String) -> UInt64 {
+    var hash = FNV1a64()
+    hash.add(text)
+    return hash.value
+}
+
+/// FNV-1a 64 over a stream of bytes: `add` the parts, read `value`.
+public struct FNV1a64: Sendable {
+    /// The hash of the bytes added so far.
+    public var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    @inlinable public init() {}
+
+    @inlinable @inline(__always)
+    public mutating func add(_ byte: UInt8) {
+        value = (value ^ UInt64(byte)) &* 0x100_0000_01b3
+    }
+
+    @inlinable
+    public mutating func add(_ bytes: UnsafeBufferPointer<UInt8>) {
+        var value = self.value
+        for byte in bytes { value = (value ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        self.value = value
+    }
+
+    @inlinable
+    public mutating func add(_ bytes: some Sequence<UInt8>) {
+        // Contiguous storage (arrays, native strings' UTF-8) is read through a pointer, since the
+        // generic loop is dear per byte.
+        let done: Void? = bytes.withContiguousStorageIfAvailable { add($0) }
+        if done == nil { for byte in bytes { add(byte) } }
+    }
+
+    @inlinable
+    public mutating func add(_ text: String) {
+        var text = text
+        text.withUTF8 { add($0) }
+    }
+
+    /// An integer as its eight little-endian bytes.
+    @inlinable @inline(__always)
+    public mutating func add(raw number: Int64) {
+        var n = UInt64(bitPattern: number)
+        var value = self.value
+        for _ in 0..<8 {
+            value = (value ^ (n & 0xFF)) &* 0x100_0000_01b3
+            n >>= 8
+        }
+        self.value = value
+    }
+}
