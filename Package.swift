@@ -27,7 +27,7 @@ let package = Package(
                        providers: [.apt(["libyaml-dev"]), .brew(["libyaml"])]),
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
                        providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]),
-        // The allocator the blog program links: its malloc replaces the system's (see HugePages).
+        // The allocator the blog program links: its malloc replaces the system's.
         .systemLibrary(name: "CMimalloc", path: "Sources/CMimalloc", pkgConfig: mimallocPkgConfig,
                        providers: [.apt(["libmimalloc-dev"]), .brew(["mimalloc"])]),
         // HTTP GET through libcurl, loaded on first use (its headers come from libcurl4-openssl-dev).

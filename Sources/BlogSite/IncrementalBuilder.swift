@@ -1,5 +1,6 @@
 import BlogCore
 import BlogContent
+import BlogMustache
 import BlogSearch
 import Foundation
 #if canImport(Glibc)
@@ -77,6 +78,8 @@ public final class IncrementalBuilder: @unchecked Sendable {
         public var warnings: [Diagnostic]
         /// How many pages were rendered (the rest were reused).
         public var renderedPages: Int
+        /// The output paths of the pages rendered, in an in-memory build (empty when streaming).
+        public var renderedPaths: [String] = []
         /// The paths whose bytes differ from the previous successful in-memory build's `files`
         /// (added, removed or changed), when the build knows them; nil: compare the files.
         public var changedPaths: Set<String>? = nil
@@ -281,7 +284,7 @@ public final class IncrementalBuilder: @unchecked Sendable {
            let patched = try patch(&previousPatch!, model: model, stale: stale.map(\.path), config: config, theme: theme, lap: lap) {
             let site = BuiltSite(files: patched.outputs, model: model, warnings: warnings, timings: timings)
             return Result(site: site, files: patched.files, warnings: freshWarnings, renderedPages: patched.rendered,
-                          changedPaths: patched.changed, patched: true)
+                          renderedPaths: patched.renderedPaths, changedPaths: patched.changed, patched: true)
         }
 
         let postVersions = postColumn(model.posts) { contentCache[$0.pointee.sourcePath]?.version ?? 0 }
@@ -291,6 +294,7 @@ public final class IncrementalBuilder: @unchecked Sendable {
         // every post's HTML, and let go of it when the scope ends.
         let urls = URLBuilder(config: config)
         var renderedPages = 0
+        var renderedPaths: [String] = []
         do {
             let keys = Fingerprints(model: model, postVersions: postVersions, pageVersions: pageVersions, epoch: epoch)
             let jobs = PageRenderer.jobs(model)
@@ -307,11 +311,12 @@ public final class IncrementalBuilder: @unchecked Sendable {
                 for index in dirty { indices.formUnion(PageRenderer.listedPosts(jobs[index], model: model)) }
                 needed = indices
             }
-            let renderer = PageRenderer(model: model, theme: theme, summariesFor: needed)
+            let renderer = PageRenderer(model: model, theme: theme, summariesFor: needed, yearsTree: archiveTree(model, keys: keys))
             // The cache is patched in place: entries are checked by fingerprint, so a page rendered
             // for inputs that are still current is valid even if a later step of this build fails.
             var keysChanged = false
             let rendered = try renderer.render(dirty.map { jobs[$0] })
+            renderedPaths = rendered.map(\.path)
             for (n, index) in dirty.enumerated() {
                 outputCache[jobKeys[index].key] = CachedOutput(fingerprint: jobKeys[index].fingerprint, files: [rendered[n]])
             }
@@ -451,7 +456,20 @@ public final class IncrementalBuilder: @unchecked Sendable {
         }
         lap("static")
         let site = BuiltSite(files: outputs, model: model, warnings: warnings, timings: timings)
-        return Result(site: site, files: fileMap, warnings: freshWarnings, renderedPages: renderedPages, changedPaths: changedPaths)
+        return Result(site: site, files: fileMap, warnings: freshWarnings, renderedPages: renderedPages, renderedPaths: renderedPaths,
+                      changedPaths: changedPaths)
+    }
+
+    /// The archive's tree (`PageRenderer.years`) of the last build and the fingerprint of what it shows.
+    private var archiveTreeCache: (fingerprint: Int, tree: MustacheValue)?
+
+    /// The archive's tree for `model`, made again only when what it shows changed: it lists every
+    /// post, so making it for each edit would cost as much as the rest of a patch.
+    private func archiveTree(_ model: SiteModel, keys: Fingerprints) -> MustacheValue {
+        if let cached = archiveTreeCache, cached.fingerprint == keys.archiveIndex { return cached.tree }
+        let tree = PageRenderer.years(model)
+        archiveTreeCache = (keys.archiveIndex, tree)
+        return tree
     }
 
     /// The one-shot build of `blog build`: every output goes to `sink` in batches as it is made and
@@ -487,7 +505,9 @@ public final class IncrementalBuilder: @unchecked Sendable {
         let jobs = PageRenderer.jobs(model)
         // Optional so that it can let go of the model before the HTML is cleared below (else
         // clearing would copy the posts and free nothing).
-        var renderer: PageRenderer? = PageRenderer(model: model, theme: theme, summariesFor: nil)
+        // With `bodies`, the archive's tree is made after the posts' pages (which do not show it),
+        // so that it is not held through that phase.
+        var renderer: PageRenderer? = PageRenderer(model: model, theme: theme, summariesFor: nil, yearsTree: bodies != nil ? .null : nil)
         var rest = jobs[...]
         // With `bodies`, the search index is made as the posts are (`SearchIndexStream`): each
         // chunk of posts analysed on another thread once handed on, its texts let go then.
@@ -665,6 +685,7 @@ public final class IncrementalBuilder: @unchecked Sendable {
         var files: [String: [UInt8]]
         var changed: Set<String>
         var rendered: Int
+        var renderedPaths: [String]
     }
 
     /// The rebuild after an edit that kept the structure of the site (`SiteModel.reusedStructure`:
@@ -735,7 +756,8 @@ public final class IncrementalBuilder: @unchecked Sendable {
         }
         var needed = Set<Int>()
         for entry in dirty { needed.formUnion(PageRenderer.listedPosts(entry.job, model: model)) }
-        let rendered = try PageRenderer(model: model, theme: theme, summariesFor: needed).render(dirty.map(\.job))
+        let rendered = try PageRenderer(model: model, theme: theme, summariesFor: needed, yearsTree: archiveTree(model, keys: keys))
+            .render(dirty.map(\.job))
         for (n, entry) in dirty.enumerated() {
             outputCache[entry.key] = CachedOutput(fingerprint: entry.fingerprint, files: [rendered[n]])
         }
@@ -858,7 +880,7 @@ public final class IncrementalBuilder: @unchecked Sendable {
         state.analyzed = analyzed
         patchState = state
         lap("static")
-        return Patched(outputs: outputs, files: files, changed: changed, rendered: dirty.count)
+        return Patched(outputs: outputs, files: files, changed: changed, rendered: dirty.count, renderedPaths: rendered.map(\.path))
     }
 
     static func sameBytes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
@@ -943,6 +965,8 @@ struct Fingerprints {
     let slugs: [String]
     let newestYear: Int
     let tagCounts: [Int]
+    /// The fingerprint of what the archive's tree shows (see `archiveIndex(_:epoch:)`).
+    let archiveIndex: Int
 
     init(model: SiteModel, postVersions: [Int], pageVersions: [Int], epoch: Int, sourcePaths: [String]? = nil, slugs: [String]? = nil) {
         self.model = model
@@ -953,6 +977,34 @@ struct Fingerprints {
         self.slugs = slugs ?? postColumn(model.posts) { $0.pointee.slug }
         self.newestYear = model.posts.withUnsafeBufferPointer { $0.baseAddress?.pointee.date.civil.year ?? 0 }
         self.tagCounts = model.tags.map(\.postIndices.count)
+        self.archiveIndex = Fingerprints.archiveIndex(model, epoch: epoch)
+    }
+
+    /// What the archive's tree (`PageRenderer.years`) shows: its years and months and, for each
+    /// post listed, its title, slug, date and draft flag. Not the post's body, so that an edit of a
+    /// post's text does not make the archive's index again.
+    static func archiveIndex(_ model: SiteModel, epoch: Int) -> Int {
+        var hasher = Hasher()
+        hasher.combine(epoch)
+        model.posts.withUnsafeBufferPointer { posts in
+            for year in model.years {
+                hasher.combine(year.year)
+                hasher.combine(year.postIndices.count)
+                for month in model.months[year.year] ?? [] {
+                    hasher.combine(month.month)
+                    hasher.combine(month.postIndices.count)
+                    for index in month.postIndices {
+                        let post = posts.baseAddress! + index
+                        hasher.combine(index)
+                        hasher.combine(post.pointee.title)
+                        hasher.combine(post.pointee.slug)
+                        hasher.combine(post.pointee.date)
+                        hasher.combine(post.pointee.draft)
+                    }
+                }
+            }
+        }
+        return hasher.finalize()
     }
 
     func hashPosts(_ hasher: inout Hasher, _ indices: some Sequence<Int>) {
@@ -1022,9 +1074,7 @@ struct Fingerprints {
             hashPosts(&hasher, slice(tag.postIndices, page))
         case .archiveAll:
             key = "archive"
-            archiveStructure(&hasher)
-            // The index lists every post's title.
-            for index in model.posts.indices { hasher.combine(postVersions[index]) }
+            hasher.combine(archiveIndex)
         case .archiveYear(let index):
             let year = model.years[index]
             key = "archive:\(year.year)"

@@ -74,8 +74,9 @@ struct PageRenderer {
     /// A list-item view of each post, built once and shared by every list that shows it.
     private(set) var postSummaries: [MustacheValue]
     let tagValues: [MustacheValue]
-    /// The archive's years (with months), shown on every archive page: built once.
-    let yearsTree: MustacheValue
+    /// The archive's years (with months and their posts), shown on every archive page: built once
+    /// (see `years`).
+    private(set) var yearsTree: MustacheValue
     /// The URL of each page of the home list (`listURLs[0]`) and of each tag's list
     /// (`listURLs[1 + tag]`), made once in a full build: a list page's pagination shows up to
     /// nine of them, and building each again on every list page adds up. Nil when `summariesFor` is given (an
@@ -87,8 +88,10 @@ struct PageRenderer {
     let siteImage: String?
 
     /// `summariesFor`: the posts whose list-item view will be needed (nil: all). An incremental
-    /// rebuild that renders a few pages builds only the views those pages show.
-    init(model: SiteModel, theme: Theme, summariesFor needed: Set<Int>? = nil) {
+    /// rebuild that renders a few pages builds only the views those pages show. `yearsTree`: the
+    /// archive's tree (`years(model)`) when the caller has it already, or `.null` when no archive
+    /// page will be rendered before `completed` supplies it; nil: built here.
+    init(model: SiteModel, theme: Theme, summariesFor needed: Set<Int>? = nil, yearsTree: MustacheValue? = nil) {
         self.model = model
         self.theme = theme
         let config = model.config
@@ -145,7 +148,7 @@ struct PageRenderer {
             SharedViews(site: original.site.unshared(), lang: original.lang.unshared(), asset: original.asset.unshared())
         }
         let language = config.language
-        yearsTree = PageRenderer.years(model)
+        self.yearsTree = yearsTree ?? PageRenderer.years(model)
         if needed == nil {
             let perPage = config.postsPerPage
             func list(_ base: String, _ count: Int) -> [String] {
@@ -320,12 +323,13 @@ struct PageRenderer {
         return .object(fields)
     }
 
-    /// This renderer with `model` (the same posts as its own, now with their bodies) and the posts'
-    /// list-item views made from them.
+    /// This renderer with `model` (the same posts as its own, now with their bodies), the posts'
+    /// list-item views made from them and, when it was left out at init, the archive's tree.
     func completed(model: SiteModel, summaries: [MustacheValue]) -> PageRenderer {
         var renderer = self
         renderer.model = model
         renderer.postSummaries = summaries
+        if case .null = yearsTree { renderer.yearsTree = PageRenderer.years(model) }
         return renderer
     }
 

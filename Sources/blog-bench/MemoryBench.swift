@@ -11,7 +11,7 @@ import Darwin
 /// memory the system has had free for a while; the next two take the memory the round before just
 /// gave back. In the first round a second mapping of the same size, with huge pages refused, is
 /// touched the same way while the first is still mapped (so it cannot reuse that memory): what a
-/// 4 KB page costs, to compare with what huge pages save (`HugePages`). A `memset` over memory
+/// 4 KB page costs, to compare with what huge pages save (`MIMALLOC_LARGE_OS_PAGES`). A `memset` over memory
 /// already mapped is the bandwidth for comparison. Under a hypervisor that takes a guest's free
 /// memory back (free page reporting, ballooning), the first round also pays for the host to hand
 /// the memory over again.

@@ -7,9 +7,6 @@ import Glibc
 import Darwin
 #endif
 
-// Before the build allocates: mimalloc (this program's malloc) asks for huge pages for what it
-// maps from here on (see HugePages).
-if HugePages.wanted(arguments: CommandLine.arguments) {
-    mi_option_enable(mi_option_large_os_pages)
-}
+// mimalloc is this program's malloc; it asks for huge pages only when the user sets
+// MIMALLOC_LARGE_OS_PAGES, which it reads itself.
 exit(runBlog(arguments: Array(CommandLine.arguments.dropFirst()), console: Console.standard()))

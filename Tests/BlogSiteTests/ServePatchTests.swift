@@ -141,6 +141,56 @@ final class ServePatchTests: XCTestCase {
         }
     }
 
+    /// The archive's index lists every post (title, link, date, draft badge): an edit of a post's
+    /// text leaves it as it is, whether the rebuild patches or goes the whole way, and an edit of
+    /// what it shows makes it again.
+    func testArchiveIndexIsMadeAgainOnlyWhenWhatItShowsChanges() throws {
+        let site = try ServePatchTests.makeSite()
+        let builder = IncrementalBuilder(options: BuildOptions(siteDirectory: site, now: Fixtures.now))
+        let first = try builder.rebuild()
+        let index = "archive/index.html"
+        XCTAssertTrue(first.renderedPaths.contains(index), "the first build makes every page")
+        func url(_ path: String) -> URL { site.appendingPathComponent(path) }
+        func read(_ path: String) throws -> String { try String(contentsOf: url(path), encoding: .utf8) }
+        func write(_ path: String, _ text: String) throws { try text.write(to: url(path), atomically: false, encoding: .utf8) }
+        func replace(_ path: String, _ old: String, _ new: String) throws {
+            let text = try read(path)
+            XCTAssertTrue(text.contains(old), "\(path) has no '\(old)'")
+            try write(path, text.replacingOccurrences(of: old, with: new))
+        }
+        func rebuild(_ paths: [String], _ step: String, patched: Bool? = nil) throws -> IncrementalBuilder.Result {
+            let result = try builder.rebuild(changed: Set(paths.map { url($0).path }))
+            try assertMatchesFreshBuild(result, site, step)
+            if let patched { XCTAssertEqual(result.patched, patched, "\(step): patched") }
+            return result
+        }
+        let post = "content/posts/p13.md"
+
+        // The body: the post's own page is made again, the index is not.
+        try write(post, try read(post) + "\n本文への追記\n")
+        let body = try rebuild([post], "body", patched: true)
+        XCTAssertFalse(body.renderedPaths.isEmpty, "body: the post's pages are made again")
+        XCTAssertFalse(body.renderedPaths.contains(index), "body: \(body.renderedPaths)")
+        // A body and a page at once: the whole way, and still not the index.
+        try write(post, try read(post) + "\nもう一度\n")
+        try write("content/about.md", try read("content/about.md") + "\nMore.\n")
+        let whole = try rebuild([post, "content/about.md"], "body and page", patched: false)
+        XCTAssertFalse(whole.renderedPaths.isEmpty, "body and page: pages are made again")
+        XCTAssertFalse(whole.renderedPaths.contains(index), "body and page: \(whole.renderedPaths)")
+
+        // What the index shows: the title, the date within its day, the slug.
+        try replace(post, "title: Post 13 <p13>", "slug: p13\ntitle: Renamed 改名")
+        let title = try rebuild([post], "title", patched: false)
+        XCTAssertTrue(title.renderedPaths.contains(index), "title")
+        XCTAssertTrue(title.files[index].map { String(decoding: $0, as: UTF8.self) }?.contains("Renamed 改名") ?? false, "title")
+        try replace(post, "title: Renamed 改名", "title: Renamed again")
+        XCTAssertTrue(try rebuild([post], "title again", patched: true).renderedPaths.contains(index), "title again")
+        try replace(post, "T10:00:00", "T11:00:00")
+        XCTAssertTrue(try rebuild([post], "time of day").renderedPaths.contains(index), "time of day")
+        try replace(post, "slug: p13", "slug: p13-moved")
+        XCTAssertTrue(try rebuild([post], "slug").renderedPaths.contains(index), "slug")
+    }
+
     /// A build that fails keeps nothing to patch from: the next good build goes the whole way and
     /// still matches a fresh build.
     func testFailedBuildIsNotPatched() throws {

@@ -166,9 +166,9 @@ def test_blog_allocates_with_mimalloc(tmp_path):
 
 
 @pytest.mark.skipif(kernel_thp_mode() != "madvise", reason="the kernel gives huge pages only on request in 'madvise' mode")
-def test_serve_asks_for_huge_pages_unless_the_user_decided(tmp_path):
+def test_serve_takes_huge_pages_only_when_the_user_asks(tmp_path):
     # Big enough that the first build takes memory beyond what mimalloc mapped before blog's main
-    # (about 300 posts here): the option applies to what it maps from then on.
+    # (about 300 posts here), so that a request for huge pages would show in its mappings.
     site = tmp_path / "site"
     subprocess.run([sys.executable, str(REPO / "scripts" / "gen_corpus.py"), str(site), "--posts", "500"],
                    check=True, capture_output=True)
@@ -183,8 +183,8 @@ def test_serve_asks_for_huge_pages_unless_the_user_decided(tmp_path):
             server.process.kill()
             server.process.wait()
 
-    # mimalloc asks for huge pages for its memory.
-    assert regions({}) > 0
-    # The user's MIMALLOC_LARGE_OS_PAGES wins either way (and shows the count can tell).
+    # blog asks for no huge pages of its own.
+    assert regions({}) == 0
+    # The user's MIMALLOC_LARGE_OS_PAGES is honoured by mimalloc (and shows the count can tell).
     assert regions({"MIMALLOC_LARGE_OS_PAGES": "1"}) > 0
     assert regions({"MIMALLOC_LARGE_OS_PAGES": "0"}) == 0
