@@ -35,270 +35,277 @@ extension Transformer {
 
         // (no nested functions here: capturing `out` would put it in a box with an exclusivity check per access)
 
-        var cursor = TreeCursor(doc)
-        defer { cursor.close() }
-        while let (node, entering, type) = cursor.next() {
+        // One top-level block at a time, each freed once written: a very large document's tree
+        // then shrinks as its HTML grows, instead of being held whole beside it. Nothing after
+        // the walk reads the tree (the caller frees what is left: the document node).
+        var block = firstChild(doc, direct: direct)
+        while let top = block {
+            block = nextSibling(top, direct: direct)
+            var cursor = TreeCursor(top)
+            defer { cursor.close(); cmark_node_free(top) }
+            while let (node, entering, type) = cursor.next() {
 
-            if let image = altImage {
-                // inside an image: only its alt text is written, as an attribute value
+                if let image = altImage {
+                    // inside an image: only its alt text is written, as an attribute value
+                    switch type {
+                    case CMARK_NODE_TEXT:
+                        let lit = literalBytes(ofLiteralNode: node, direct: direct)
+                        out.appendEscaped(lit)
+                        if inImage == 0 { plainText.append(lit) }
+                        continue
+                    case CMARK_NODE_CODE:
+                        let lit = literalBytes(ofLiteralNode: node, direct: direct)
+                        out.appendEscaped(lit)
+                        if inImage == 0 { plainText.append(lit) }
+                        codeText.append(lit)
+                        codeText.append(0x0A)
+                        continue
+                    case CMARK_NODE_HTML_INLINE:
+                        if !qiitaAlt { out.appendEscaped(literalBytes(ofLiteralNode: node, direct: direct)) }
+                        continue
+                    case CMARK_NODE_SOFTBREAK, CMARK_NODE_LINEBREAK:
+                        out.append(0x20)
+                        if inImage == 0 { plainText.append(0x0A) }
+                        continue
+                    case CMARK_NODE_LINK, CMARK_NODE_IMAGE:
+                        if node != image {
+                            if entering {
+                                links.append(MarkdownLink(destination: makeString(cBytesView(cmark_node_get_url(node)), trusted: true), line: Int(originalLine(self.line(of: node)))))
+                                if type == CMARK_NODE_IMAGE { inImage += 1 }
+                            } else if type == CMARK_NODE_IMAGE {
+                                inImage -= 1
+                            }
+                            continue
+                        }
+                        // the exit of the image itself: handled below
+                        altImage = nil
+                    case CMARK_NODE_CUSTOM_INLINE:
+                        if !entering && hasFlag(node, Transformer.cellFlag) && plainText.last != 0x20 && plainText.last != 0x0A { plainText.append(0x20) }
+                        continue
+                    default:
+                        continue
+                    }
+                }
+
                 switch type {
+                case CMARK_NODE_DOCUMENT:
+                    break
                 case CMARK_NODE_TEXT:
                     let lit = literalBytes(ofLiteralNode: node, direct: direct)
                     out.appendEscaped(lit)
                     if inImage == 0 { plainText.append(lit) }
-                    continue
+                case CMARK_NODE_SOFTBREAK:
+                    if hardBreaks { out.append(static: "<br />\n") } else { out.append(0x0A) }
+                    if inImage == 0 { plainText.append(0x0A) }
+                case CMARK_NODE_LINEBREAK:
+                    out.append(static: "<br />\n")
+                    if inImage == 0 { plainText.append(0x0A) }
                 case CMARK_NODE_CODE:
                     let lit = literalBytes(ofLiteralNode: node, direct: direct)
+                    out.append(static: "<code>")
                     out.appendEscaped(lit)
+                    if qiita && Swatches.isColour(lit) { Swatches.write(lit, into: &out) }
+                    out.append(static: "</code>")
                     if inImage == 0 { plainText.append(lit) }
                     codeText.append(lit)
                     codeText.append(0x0A)
-                    continue
-                case CMARK_NODE_HTML_INLINE:
-                    if !qiitaAlt { out.appendEscaped(literalBytes(ofLiteralNode: node, direct: direct)) }
-                    continue
-                case CMARK_NODE_SOFTBREAK, CMARK_NODE_LINEBREAK:
-                    out.append(0x20)
-                    if inImage == 0 { plainText.append(0x0A) }
-                    continue
-                case CMARK_NODE_LINK, CMARK_NODE_IMAGE:
-                    if node != image {
-                        if entering {
-                            links.append(MarkdownLink(destination: makeString(cBytesView(cmark_node_get_url(node)), trusted: true), line: Int(originalLine(self.line(of: node)))))
-                            if type == CMARK_NODE_IMAGE { inImage += 1 }
-                        } else if type == CMARK_NODE_IMAGE {
-                            inImage -= 1
-                        }
-                        continue
+                case CMARK_NODE_PARAGRAPH:
+                    var tight = false
+                    if let parent = parentNode(node, direct: direct), let grandparent = parentNode(parent, direct: direct), kind(grandparent, direct: direct) == CMARK_NODE_LIST {
+                        tight = cmark_node_get_list_tight(grandparent) != 0
                     }
-                    // the exit of the image itself: handled below
-                    altImage = nil
+                    if unwrappedParagraphs && hasFlag(node, Transformer.unwrappedParagraphFlag) {
+                        if entering { newlineIfNeeded(&out) } else { out.append(0x0A); newlineIfNeeded(&plainText) }
+                    } else if entering {
+                        if !tight { newlineIfNeeded(&out); out.append(static: "<p>") }
+                    } else {
+                        if !tight { out.append(static: "</p>\n") }
+                        newlineIfNeeded(&plainText)
+                    }
+                case CMARK_NODE_EMPH:
+                    if entering { out.append(static: "<em>") } else { out.append(static: "</em>") }
+                case CMARK_NODE_STRONG:
+                    if entering { out.append(static: "<strong>") } else { out.append(static: "</strong>") }
                 case CMARK_NODE_CUSTOM_INLINE:
-                    if !entering && hasFlag(node, Transformer.cellFlag) && plainText.last != 0x20 && plainText.last != 0x0A { plainText.append(0x20) }
-                    continue
-                default:
-                    continue
-                }
-            }
-
-            switch type {
-            case CMARK_NODE_DOCUMENT:
-                break
-            case CMARK_NODE_TEXT:
-                let lit = literalBytes(ofLiteralNode: node, direct: direct)
-                out.appendEscaped(lit)
-                if inImage == 0 { plainText.append(lit) }
-            case CMARK_NODE_SOFTBREAK:
-                if hardBreaks { out.append(static: "<br />\n") } else { out.append(0x0A) }
-                if inImage == 0 { plainText.append(0x0A) }
-            case CMARK_NODE_LINEBREAK:
-                out.append(static: "<br />\n")
-                if inImage == 0 { plainText.append(0x0A) }
-            case CMARK_NODE_CODE:
-                let lit = literalBytes(ofLiteralNode: node, direct: direct)
-                out.append(static: "<code>")
-                out.appendEscaped(lit)
-                if qiita && Swatches.isColour(lit) { Swatches.write(lit, into: &out) }
-                out.append(static: "</code>")
-                if inImage == 0 { plainText.append(lit) }
-                codeText.append(lit)
-                codeText.append(0x0A)
-            case CMARK_NODE_PARAGRAPH:
-                var tight = false
-                if let parent = parentNode(node, direct: direct), let grandparent = parentNode(parent, direct: direct), kind(grandparent, direct: direct) == CMARK_NODE_LIST {
-                    tight = cmark_node_get_list_tight(grandparent) != 0
-                }
-                if unwrappedParagraphs && hasFlag(node, Transformer.unwrappedParagraphFlag) {
-                    if entering { newlineIfNeeded(&out) } else { out.append(0x0A); newlineIfNeeded(&plainText) }
-                } else if entering {
-                    if !tight { newlineIfNeeded(&out); out.append(static: "<p>") }
-                } else {
-                    if !tight { out.append(static: "</p>\n") }
-                    newlineIfNeeded(&plainText)
-                }
-            case CMARK_NODE_EMPH:
-                if entering { out.append(static: "<em>") } else { out.append(static: "</em>") }
-            case CMARK_NODE_STRONG:
-                if entering { out.append(static: "<strong>") } else { out.append(static: "</strong>") }
-            case CMARK_NODE_CUSTOM_INLINE:
-                appendPayload(&out, entering ? cmark_node_get_on_enter(node) : cmark_node_get_on_exit(node),
-                              trusted: hasFlag(node, Transformer.trustedHTMLFlag), &valid)
-                if !entering && hasFlag(node, Transformer.cellFlag) && plainText.last != 0x20 && plainText.last != 0x0A { plainText.append(0x20) }
-            case CMARK_NODE_CUSTOM_BLOCK:
-                newlineIfNeeded(&out)
-                let data = userData(node, direct: direct)
-                if data & Transformer.directTableFlag != 0 {
-                    // cells are source bytes cut before ASCII bytes only: valid UTF-8
-                    if entering { writeDirectTable(directTables[data >> 8], source, into: &out) }
-                } else {
                     appendPayload(&out, entering ? cmark_node_get_on_enter(node) : cmark_node_get_on_exit(node),
-                                  trusted: data & Transformer.trustedHTMLFlag != 0, &valid)
-                }
-                newlineIfNeeded(&out)
-                if entering {
+                                  trusted: hasFlag(node, Transformer.trustedHTMLFlag), &valid)
+                    if !entering && hasFlag(node, Transformer.cellFlag) && plainText.last != 0x20 && plainText.last != 0x0A { plainText.append(0x20) }
+                case CMARK_NODE_CUSTOM_BLOCK:
+                    newlineIfNeeded(&out)
+                    let data = userData(node, direct: direct)
                     if data & Transformer.directTableFlag != 0 {
-                        let table = directTables[data >> 8]
-                        // the text the cell / row / table nodes would have given
-                        let src = source
-                        var offset = 0
-                        for count in table.rowCounts {
-                            for c in 0..<table.columns {
-                                if c < count {
-                                    let cell = table.cells[offset + c]
-                                    plainText.append(UnsafeBufferPointer(rebasing: src[cell.start..<cell.end]))
-                                }
-                                let last = plainText.last
-                                if last != 0x20 && last != 0x0A { plainText.append(0x20) }
-                            }
-                            if plainText.count > 0 && plainText.last != 0x0A { plainText.append(0x0A) }
-                            offset += count
-                        }
+                        // cells are source bytes cut before ASCII bytes only: valid UTF-8
+                        if entering { writeDirectTable(directTables[data >> 8], source, into: &out) }
+                    } else {
+                        appendPayload(&out, entering ? cmark_node_get_on_enter(node) : cmark_node_get_on_exit(node),
+                                      trusted: data & Transformer.trustedHTMLFlag != 0, &valid)
                     }
-                } else {
-                    newlineIfNeeded(&plainText)
-                }
-            case CMARK_NODE_LINK:
-                guard entering else { out.append(static: "</a>"); linkDepth -= 1; break }
-                linkDepth += 1
-                // cmark's URLs of a valid document are valid UTF-8 (entities decode to whole characters)
-                let url = cBytesView(cmark_node_get_url(node))
-                links.append(MarkdownLink(destination: makeString(url, trusted: true), line: Int(originalLine(self.line(of: node)))))
-                if qiita && inImage == 0 && Transformer.isHTTPURL(url) {
-                    out.append(static: "<a href=\"")
-                    out.appendEscapedHref(url)
-                    out.append(UInt8(ascii: "\""))
-                    appendTitle(&out, node)
-                    out.append(static: " rel=\"noopener\">")
-                } else {
-                    out.append(static: "<a href=\"")
-                    if unsafe ? !URLSafety.runsScript(utf8: url, use: .link) : !isCmarkDangerousURL(url) { out.appendEscapedHref(url) }
-                    out.append(UInt8(ascii: "\""))
-                    appendTitle(&out, node)
-                    out.append(UInt8(ascii: ">"))
-                }
-            case CMARK_NODE_IMAGE:
-                if entering {
-                    mayHaveImages = true
+                    newlineIfNeeded(&out)
+                    if entering {
+                        if data & Transformer.directTableFlag != 0 {
+                            let table = directTables[data >> 8]
+                            // the text the cell / row / table nodes would have given
+                            let src = source
+                            var offset = 0
+                            for count in table.rowCounts {
+                                for c in 0..<table.columns {
+                                    if c < count {
+                                        let cell = table.cells[offset + c]
+                                        plainText.append(UnsafeBufferPointer(rebasing: src[cell.start..<cell.end]))
+                                    }
+                                    let last = plainText.last
+                                    if last != 0x20 && last != 0x0A { plainText.append(0x20) }
+                                }
+                                if plainText.count > 0 && plainText.last != 0x0A { plainText.append(0x0A) }
+                                offset += count
+                            }
+                        }
+                    } else {
+                        newlineIfNeeded(&plainText)
+                    }
+                case CMARK_NODE_LINK:
+                    guard entering else { out.append(static: "</a>"); linkDepth -= 1; break }
+                    linkDepth += 1
+                    // cmark's URLs of a valid document are valid UTF-8 (entities decode to whole characters)
                     let url = cBytesView(cmark_node_get_url(node))
                     links.append(MarkdownLink(destination: makeString(url, trusted: true), line: Int(originalLine(self.line(of: node)))))
-                    if qiita {
-                        let safe = unsafe ? !URLSafety.runsScript(utf8: url, use: .image) : !isDangerousURL(url)
-                        // Qiita links an image to its full-size file, unless the image is a link's
-                        // text or its URL may only be an image's (a data: image is no link target)
-                        imageLinked = linkDepth == 0 && safe && !url.isEmpty && !URLSafety.runsScript(utf8: url, use: .link)
-                        if imageLinked {
-                            out.append(static: "<a href=\"")
-                            out.appendEscapedHref(url)
-                            out.append(static: "\" class=\"image-link\">")
-                        }
-                        out.append(static: "<img src=\"")
-                        if safe { out.appendEscapedHref(url) }
+                    if qiita && inImage == 0 && Transformer.isHTTPURL(url) {
+                        out.append(static: "<a href=\"")
+                        out.appendEscapedHref(url)
+                        out.append(UInt8(ascii: "\""))
+                        appendTitle(&out, node)
+                        out.append(static: " rel=\"noopener\">")
                     } else {
-                        out.append(static: "<img src=\"")
-                        if unsafe ? !URLSafety.runsScript(utf8: url, use: .image) : !isCmarkDangerousURL(url) { out.appendEscapedHref(url) }
+                        out.append(static: "<a href=\"")
+                        if unsafe ? !URLSafety.runsScript(utf8: url, use: .link) : !isCmarkDangerousURL(url) { out.appendEscapedHref(url) }
+                        out.append(UInt8(ascii: "\""))
+                        appendTitle(&out, node)
+                        out.append(UInt8(ascii: ">"))
                     }
-                    out.append(static: "\" alt=\"")
-                    altImage = node
-                    qiitaAlt = qiita
-                    inImage += 1
-                } else {
-                    inImage -= 1
-                    out.append(UInt8(ascii: "\""))
-                    appendTitle(&out, node)
-                    if qiitaAlt { out.append(static: " loading=\"lazy\" />") } else { out.append(static: " />") }
-                    if imageLinked { out.append(static: "</a>"); imageLinked = false }
-                }
-            case CMARK_NODE_HEADING:
-                if entering {
-                    newlineIfNeeded(&out)
-                    out.append(static: "<h")
-                    out.append(UInt8(truncatingIfNeeded: 0x30 + Int(cmark_node_get_heading_level(node))))
-                    out.append(UInt8(ascii: ">"))
-                } else {
-                    out.append(static: "</h")
-                    out.append(UInt8(truncatingIfNeeded: 0x30 + Int(cmark_node_get_heading_level(node))))
-                    out.append(static: ">\n")
-                    newlineIfNeeded(&plainText)
-                }
-            case CMARK_NODE_LIST:
-                let bullet = cmark_node_get_list_type(node) == CMARK_BULLET_LIST
-                if entering {
-                    newlineIfNeeded(&out)
-                    if bullet {
-                        out.append(static: "<ul>\n")
-                    } else {
-                        let start = cmark_node_get_list_start(node)
-                        if start == 1 {
-                            out.append(static: "<ol>\n")
+                case CMARK_NODE_IMAGE:
+                    if entering {
+                        mayHaveImages = true
+                        let url = cBytesView(cmark_node_get_url(node))
+                        links.append(MarkdownLink(destination: makeString(url, trusted: true), line: Int(originalLine(self.line(of: node)))))
+                        if qiita {
+                            let safe = unsafe ? !URLSafety.runsScript(utf8: url, use: .image) : !isDangerousURL(url)
+                            // Qiita links an image to its full-size file, unless the image is a link's
+                            // text or its URL may only be an image's (a data: image is no link target)
+                            imageLinked = linkDepth == 0 && safe && !url.isEmpty && !URLSafety.runsScript(utf8: url, use: .link)
+                            if imageLinked {
+                                out.append(static: "<a href=\"")
+                                out.appendEscapedHref(url)
+                                out.append(static: "\" class=\"image-link\">")
+                            }
+                            out.append(static: "<img src=\"")
+                            if safe { out.appendEscapedHref(url) }
                         } else {
-                            out.append(static: "<ol start=\"")
-                            Array(String(start).utf8).withUnsafeBufferPointer { out.append($0) }
-                            out.append(static: "\">\n")
+                            out.append(static: "<img src=\"")
+                            if unsafe ? !URLSafety.runsScript(utf8: url, use: .image) : !isCmarkDangerousURL(url) { out.appendEscapedHref(url) }
                         }
-                    }
-                } else {
-                    if bullet { out.append(static: "</ul>\n") } else { out.append(static: "</ol>\n") }
-                }
-            case CMARK_NODE_ITEM:
-                if entering {
-                    newlineIfNeeded(&out)
-                    out.append(static: "<li>")
-                } else {
-                    out.append(static: "</li>\n")
-                    newlineIfNeeded(&plainText)
-                }
-            case CMARK_NODE_BLOCK_QUOTE:
-                newlineIfNeeded(&out)
-                if entering {
-                    out.append(static: "<blockquote>\n")
-                } else {
-                    out.append(static: "</blockquote>\n")
-                    newlineIfNeeded(&plainText)
-                }
-            case CMARK_NODE_CODE_BLOCK:
-                newlineIfNeeded(&out)
-                let data = userData(node, direct: direct)
-                if data & Transformer.codeBlockFlag != 0 {
-                    // Valid UTF-8 by construction: the code and info are cmark strings of a valid
-                    // document (or the pre-pass's restored original bytes), the markup is ASCII.
-                    let entry = codeBlocks[data >> 8]
-                    if case .math = entry.plan.plan.kind {
-                        var body = entry.restored.map { $0[...] } ?? Array(literalBytes(node))[...]
-                        if body.last == 0x0A { body = body.dropLast() }
-                        mathHTML(body, display: true, block: true, at: node).withUnsafeBufferPointer { out.append($0) }
-                        out.append(0x0A)
-                    } else if let restored = entry.restored {
-                        restored.withUnsafeBufferPointer { CodeBlockRenderer.write(entry.plan.plan, code: $0, highlight: options.highlightCode, into: &out) }
+                        out.append(static: "\" alt=\"")
+                        altImage = node
+                        qiitaAlt = qiita
+                        inImage += 1
                     } else {
-                        CodeBlockRenderer.write(entry.plan.plan, code: literalBytes(node), highlight: options.highlightCode, into: &out)
+                        inImage -= 1
+                        out.append(UInt8(ascii: "\""))
+                        appendTitle(&out, node)
+                        if qiitaAlt { out.append(static: " loading=\"lazy\" />") } else { out.append(static: " />") }
+                        if imageLinked { out.append(static: "</a>"); imageLinked = false }
                     }
+                case CMARK_NODE_HEADING:
+                    if entering {
+                        newlineIfNeeded(&out)
+                        out.append(static: "<h")
+                        out.append(UInt8(truncatingIfNeeded: 0x30 + Int(cmark_node_get_heading_level(node))))
+                        out.append(UInt8(ascii: ">"))
+                    } else {
+                        out.append(static: "</h")
+                        out.append(UInt8(truncatingIfNeeded: 0x30 + Int(cmark_node_get_heading_level(node))))
+                        out.append(static: ">\n")
+                        newlineIfNeeded(&plainText)
+                    }
+                case CMARK_NODE_LIST:
+                    let bullet = cmark_node_get_list_type(node) == CMARK_BULLET_LIST
+                    if entering {
+                        newlineIfNeeded(&out)
+                        if bullet {
+                            out.append(static: "<ul>\n")
+                        } else {
+                            let start = cmark_node_get_list_start(node)
+                            if start == 1 {
+                                out.append(static: "<ol>\n")
+                            } else {
+                                out.append(static: "<ol start=\"")
+                                Array(String(start).utf8).withUnsafeBufferPointer { out.append($0) }
+                                out.append(static: "\">\n")
+                            }
+                        }
+                    } else {
+                        if bullet { out.append(static: "</ul>\n") } else { out.append(static: "</ol>\n") }
+                    }
+                case CMARK_NODE_ITEM:
+                    if entering {
+                        newlineIfNeeded(&out)
+                        out.append(static: "<li>")
+                    } else {
+                        out.append(static: "</li>\n")
+                        newlineIfNeeded(&plainText)
+                    }
+                case CMARK_NODE_BLOCK_QUOTE:
                     newlineIfNeeded(&out)
-                    newlineIfNeeded(&plainText)
+                    if entering {
+                        out.append(static: "<blockquote>\n")
+                    } else {
+                        out.append(static: "</blockquote>\n")
+                        newlineIfNeeded(&plainText)
+                    }
+                case CMARK_NODE_CODE_BLOCK:
+                    newlineIfNeeded(&out)
+                    let data = userData(node, direct: direct)
+                    if data & Transformer.codeBlockFlag != 0 {
+                        // Valid UTF-8 by construction: the code and info are cmark strings of a valid
+                        // document (or the pre-pass's restored original bytes), the markup is ASCII.
+                        let entry = codeBlocks[data >> 8]
+                        if case .math = entry.plan.plan.kind {
+                            var body = entry.restored.map { $0[...] } ?? Array(literalBytes(node))[...]
+                            if body.last == 0x0A { body = body.dropLast() }
+                            mathHTML(body, display: true, block: true, at: node).withUnsafeBufferPointer { out.append($0) }
+                            out.append(0x0A)
+                        } else if let restored = entry.restored {
+                            restored.withUnsafeBufferPointer { CodeBlockRenderer.write(entry.plan.plan, code: $0, highlight: options.highlightCode, into: &out) }
+                        } else {
+                            CodeBlockRenderer.write(entry.plan.plan, code: literalBytes(node), highlight: options.highlightCode, into: &out)
+                        }
+                        newlineIfNeeded(&out)
+                        newlineIfNeeded(&plainText)
+                        break
+                    }
+                    let info = cBytesView(cmark_node_get_fence_info(node))
+                    if info.isEmpty {
+                        out.append(static: "<pre><code>")
+                    } else {
+                        var firstTag = 0
+                        while firstTag < info.count && !info[firstTag].isWhitespace { firstTag += 1 }
+                        out.append(static: "<pre><code class=\"language-")
+                        out.appendEscaped(UnsafeBufferPointer(rebasing: info[0..<firstTag]))
+                        out.append(static: "\">")
+                    }
+                    out.appendEscaped(literalBytes(ofLiteralNode: node, direct: direct))
+                    out.append(static: "</code></pre>\n")
+                case CMARK_NODE_HTML_BLOCK:
+                    newlineIfNeeded(&out)
+                    if unsafe { out.append(literalBytes(node)) } else { out.append(static: "<!-- raw HTML omitted -->") }
+                    newlineIfNeeded(&out)
+                case CMARK_NODE_HTML_INLINE:
+                    if unsafe { out.append(literalBytes(node)) } else { out.append(static: "<!-- raw HTML omitted -->") }
+                case CMARK_NODE_THEMATIC_BREAK:
+                    newlineIfNeeded(&out)
+                    out.append(static: "<hr />\n")
+                default:
                     break
                 }
-                let info = cBytesView(cmark_node_get_fence_info(node))
-                if info.isEmpty {
-                    out.append(static: "<pre><code>")
-                } else {
-                    var firstTag = 0
-                    while firstTag < info.count && !info[firstTag].isWhitespace { firstTag += 1 }
-                    out.append(static: "<pre><code class=\"language-")
-                    out.appendEscaped(UnsafeBufferPointer(rebasing: info[0..<firstTag]))
-                    out.append(static: "\">")
-                }
-                out.appendEscaped(literalBytes(ofLiteralNode: node, direct: direct))
-                out.append(static: "</code></pre>\n")
-            case CMARK_NODE_HTML_BLOCK:
-                newlineIfNeeded(&out)
-                if unsafe { out.append(literalBytes(node)) } else { out.append(static: "<!-- raw HTML omitted -->") }
-                newlineIfNeeded(&out)
-            case CMARK_NODE_HTML_INLINE:
-                if unsafe { out.append(literalBytes(node)) } else { out.append(static: "<!-- raw HTML omitted -->") }
-            case CMARK_NODE_THEMATIC_BREAK:
-                newlineIfNeeded(&out)
-                out.append(static: "<hr />\n")
-            default:
-                break
             }
         }
         self.plainText.deallocate()

@@ -163,17 +163,21 @@ public struct MarkdownRenderer: Sendable {
         transformer.run(doc)
 
         let html = transformer.renderHTML(doc, hardBreaks: options.hardBreaks, unsafe: options.unsafeHTML)
-        defer { html.deallocate() }
         // The tree goes before the results are copied out, so that it and the copies never
-        // take memory at the same time.
+        // take memory at the same time; each buffer goes as soon as its copy is made.
         releaseTree()
-        defer { transformer.plainText.deallocate(); transformer.codeText.deallocate() }
+        let htmlString = makeString(html.bytes, trusted: transformer.payloadsValid)
+        html.deallocate()
         var plain = transformer.plainText.bytes
         while let last = plain.last, last == 0x0A || last == 0x20 { plain = UnsafeBufferPointer(rebasing: plain.dropLast()) }
-        return RenderedMarkdown(html: makeString(html.bytes, trusted: transformer.payloadsValid),
+        let plainString = makeString(plain, trusted: true)
+        transformer.plainText.deallocate()
+        let codeString = makeString(transformer.codeText.bytes, trusted: true)
+        transformer.codeText.deallocate()
+        return RenderedMarkdown(html: htmlString,
                                 headings: transformer.headings,
-                                plainText: makeString(plain, trusted: true),
-                                codeText: makeString(transformer.codeText.bytes, trusted: true),
+                                plainText: plainString,
+                                codeText: codeString,
                                 links: transformer.links,
                                 mathProblems: transformer.mathProblems,
                                 mayHaveImages: transformer.mayHaveImages)

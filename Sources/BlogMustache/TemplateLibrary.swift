@@ -230,7 +230,10 @@ public final class TemplateLibrary: Sendable {
             }
         }
         if let overflow {
-            bytes.append(contentsOf: overflow.bytes)
+            // A new array of the exact size, the lent one let go first: appending to the lent one
+            // would have grown it past the page (one more copy, twice the room).
+            bytes = []
+            bytes = Array(overflow.bytes)
             overflow.deallocate()
         }
         if let failure { throw failure }

@@ -531,7 +531,7 @@ public final class IncrementalBuilder: @unchecked Sendable {
             search = stream
             try bodies!.withUnsafeMutableBufferPointer { bodyBuffer in
                 let bodyBuffer = bodyBuffer
-                try renderer!.renderPostsInOrder(bodies: UnsafeBufferPointer(bodyBuffer), markdown: markdown, chunk: 128) { range, made in
+                try renderer!.renderPostsInOrder(bodies: bodyBuffer, markdown: markdown, chunk: 128) { range, made in
                     var searched: [SearchDocument] = []
                     searched.reserveCapacity(made.count)
                     for (n, item) in zip(range, made) {

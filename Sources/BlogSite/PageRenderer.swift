@@ -254,15 +254,18 @@ struct PageRenderer {
     /// related posts' list-item views lack what their bodies give. The pages, the posts with their
     /// bodies and their completed list-item views go to `deliver` `chunk` posts at a time, as
     /// `inOrder` hands them on.
-    func renderPostsInOrder(bodies: UnsafeBufferPointer<ContentLoader.PendingBody>, markdown: ContentLoader.BodyRenderer, chunk: Int,
+    func renderPostsInOrder(bodies: UnsafeMutableBufferPointer<ContentLoader.PendingBody>, markdown: ContentLoader.BodyRenderer, chunk: Int,
                             deliver: (_ range: Range<Int>, _ made: [MadePost]) throws -> Void) throws {
         precondition(bodies.count == model.posts.count, "one body per post")
         try inOrder(count: model.posts.count, chunk: chunk, { index, views in
             var post = model.posts[index]
             markdown.render(bodies[index], into: &post)
+            // The Markdown goes as soon as it is rendered, before the page copies the HTML (only
+            // this worker touches this post's body until the chunk is handed on).
+            bodies[index] = .empty
             let item = completedSummary(index, post: post)
             let (template, path, context) = postView(index, post: post, item: item, views: views)
-            let bytes = try theme.library.renderBytes(template, context, capacity: post.content.html.utf8.count + 10_240, lane: views.lane)
+            let bytes = try theme.library.renderBytes(template, context, capacity: PageRenderer.postCapacity(post), lane: views.lane)
             return MadePost(file: OutputFile(path: path, bytes: bytes), post: post, summary: item)
         }, deliver: deliver)
     }
@@ -360,8 +363,17 @@ struct PageRenderer {
     /// template writes: a post page is its HTML plus about 8 KB of theme (up to 8 KB at 10,000
     /// posts); other pages are 12-32 KB.
     static func capacityEstimate(_ job: PageJob, model: SiteModel) -> Int {
-        if case .post(let index) = job { return model.posts[index].content.html.utf8.count + 10_240 }
+        if case .post(let index) = job { return postCapacity(model.posts[index]) }
         return 16_384
+    }
+
+    /// A post page's bytes: its HTML, the theme around it and a table-of-contents line per heading
+    /// (escaped text, its id twice over at most, markup), so that a post with thousands of
+    /// headings does not outgrow its buffer, which would then be copied.
+    static func postCapacity(_ post: Post) -> Int {
+        var toc = 0
+        for heading in post.content.headings { toc += 2 * (heading.text.utf8.count + heading.id.utf8.count) + 80 }
+        return post.content.html.utf8.count + toc + 10_240
     }
 
     /// Paginated URL: `base`, then `base` + `page/N/`.
