@@ -129,18 +129,11 @@ final class TermPartition {
                     index = (index &+ 1) & tableMask
                 }
                 let buffer = buffers + id
-                // A posting takes at most 7 + 5 + 1 characters.
-                if Int(buffer.pointee.length) &+ 13 > Int(buffer.pointee.capacity) { growBuffer(id) }
-                var out = buffer.pointee.block.unsafelyUnwrapped + Int(buffer.pointee.length)
-                let begin = out
-                var v = Int(doc &- buffer.pointee.lastDoc &- 1)
-                while v >= 32 { out.pointee = alphabet[32 | (v & 31)]; out += 1; v >>= 5 }
-                out.pointee = alphabet[v]; out += 1
-                v = Int(values[t])
-                while v >= 32 { out.pointee = alphabet[32 | (v & 31)]; out += 1; v >>= 5 }
-                out.pointee = alphabet[v]; out += 1
-                out.pointee = alphabet[Int(residues[t]) & 63]; out += 1
-                buffer.pointee.length &+= Int32(truncatingIfNeeded: out - begin)
+                if Int(buffer.pointee.length) &+ PostingCode.maxLength > Int(buffer.pointee.capacity) { growBuffer(id) }
+                let out = buffer.pointee.block.unsafelyUnwrapped + Int(buffer.pointee.length)
+                let written = PostingCode.write(gap: Int(doc &- buffer.pointee.lastDoc &- 1), value: values[t], residues: residues[t],
+                                                to: out, alphabet: alphabet)
+                buffer.pointee.length &+= Int32(truncatingIfNeeded: written)
                 buffer.pointee.lastDoc = doc
             }
         }}}}}}
@@ -207,22 +200,12 @@ final class TermPartition {
         var i = 0
         let end = Int(buffers[l].length)
         var doc: Int32 = -1
-        func varint() -> Int {
-            var value = 0, shift = 0
-            while true {
-                let digit = PostingAlphabet.value(bytes[i])
-                i += 1
-                value |= (digit & 31) << shift
-                shift += 5
-                if digit & 32 == 0 { return value }
-            }
-        }
         while i < end {
-            doc += Int32(varint() + 1)
+            let posting = PostingCode.read(&i) { PostingAlphabet.value(bytes[$0]) }
+            doc += Int32(posting.gap + 1)
             p.docs.append(doc)
-            p.values.append(Int32(varint()))
-            p.residues.append(UInt8(PostingAlphabet.value(bytes[i])))
-            i += 1
+            p.values.append(posting.value)
+            p.residues.append(posting.residues)
         }
         return p
     }
@@ -253,7 +236,9 @@ final class TermPartition {
             entrySize[l] = 0
         } else {
             let n = p.docs.withUnsafeBufferPointer { d in
-                p.values.withUnsafeBufferPointer { v in TermPartition.encodedLength(d.baseAddress!, v.baseAddress!, d.count) }
+                p.values.withUnsafeBufferPointer { v in
+                    p.residues.withUnsafeBufferPointer { r in TermPartition.encodedLength(d.baseAddress!, v.baseAddress!, r.baseAddress!, d.count) }
+                }
             }
             entrySize[l] = Int32(TermPartition.termJSONLength(state.pointee, l) + n + 9)
         }
@@ -282,27 +267,20 @@ final class TermPartition {
         return lo
     }
 
-    @inline(__always)
-    static func varintLength(_ value: Int) -> Int {
-        var v = value, n = 1
-        while v >= 32 { v >>= 5; n += 1 }
-        return n
-    }
-
-    static func encodedLength(_ docs: UnsafePointer<Int32>, _ values: UnsafePointer<Int32>, _ count: Int) -> Int {
+    static func encodedLength(_ docs: UnsafePointer<Int32>, _ values: UnsafePointer<Int32>, _ residues: UnsafePointer<UInt8>,
+                              _ count: Int) -> Int {
         var n = 0
         var previous: Int32 = -1
         var k = 0
         while k < count {
-            n += varintLength(Int(docs[k] - previous - 1)) + varintLength(Int(values[k])) + 1
+            n += PostingCode.length(gap: Int(docs[k] - previous - 1), value: values[k], residues: residues[k])
             previous = docs[k]
             k += 1
         }
         return n
     }
 
-    /// Appends the encoded postings of term `l`:
-    /// posting = varint(gap) varint(value) digit(residues), gap = doc − previous doc − 1.
+    /// Appends the encoded postings of term `l` (`PostingCode`).
     func encode(_ l: Int, into out: inout [UInt8]) {
         if let o = overlay[l] {
             o.docs.withUnsafeBufferPointer { d in
@@ -322,7 +300,7 @@ final class TermPartition {
                        into out: inout [UInt8]) {
         guard count > 0 else { return }
         let base = out.count
-        let needed = count * 12
+        let needed = count * PostingCode.maxLength
         out.reserveCapacity(base + needed)
         var written = 0
         PostingAlphabet.characters.withUnsafeBufferPointer { alphabetBuffer in
@@ -333,13 +311,8 @@ final class TermPartition {
             var k = 0
             while k < count {
                 let doc = docs[k]
-                var v = Int(doc - previous - 1)
-                while v >= 32 { buffer[written] = alphabet[32 | (v & 31)]; written += 1; v >>= 5 }
-                buffer[written] = alphabet[v]; written += 1
-                v = Int(values[k])
-                while v >= 32 { buffer[written] = alphabet[32 | (v & 31)]; written += 1; v >>= 5 }
-                buffer[written] = alphabet[v]; written += 1
-                buffer[written] = alphabet[Int(residues[k]) & 63]; written += 1
+                written += PostingCode.write(gap: Int(doc - previous - 1), value: values[k], residues: residues[k],
+                                             to: buffer + written, alphabet: alphabet)
                 previous = doc
                 k += 1
             }

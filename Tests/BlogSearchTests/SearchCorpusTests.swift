@@ -64,6 +64,8 @@ final class SearchCorpusTests: XCTestCase {
         max \(worst.bytes) (\(worst.query))
         """)
         XCTAssertLessThanOrEqual(worst.bytes, 300_000, "worst query: \(worst.query)")
+        // The budget of issue 41: a typical cold query stays within 120 KB.
+        XCTAssertLessThanOrEqual(sorted[sorted.count / 2], 120_000, "median two-word query")
     }
 
     func queryBytes(_ query: String, reader: SearchIndexReader, metaBytes: Int, maxChunk: Int) throws -> Int {

@@ -249,7 +249,7 @@ def test_page_works_without_javascript(search_site):
 def test_index_files_are_served_as_json(server):
     with urllib.request.urlopen(server.url + "search/meta.json") as response:
         meta = json.loads(response.read().decode("utf-8"))
-    assert meta["version"] == 1 and meta["docs"] == len(support.POSTS)
+    assert meta["version"] == 2 and meta["docs"] == len(support.POSTS)
 
 
 @pytest.mark.skipif(not os.environ.get("SEARCH_BENCH"), reason="set SEARCH_BENCH=10000 to measure a large archive")
