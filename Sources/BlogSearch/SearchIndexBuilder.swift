@@ -5,7 +5,7 @@ import Foundation
 /// `search/shards/N.json` (postings, cut into ranges of sorted terms). Format: docs/search-index.md.
 public enum SearchIndexBuilder {
     /// Version of the file format, written to meta.json as `version`.
-    public static let formatVersion = 1
+    public static let formatVersion = 2
 
     /// Index fields, in bit order of the posting field mask.
     public static let fields = ["title", "tags", "headings", "body", "code"]
@@ -19,13 +19,14 @@ public enum SearchIndexBuilder {
         /// besides, a term starts a new shard with probability (its entry's bytes) / (this), chosen by
         /// the term's hash, so that boundaries stay put when other terms change (docs/search-index.md).
         public var shardTargetBytes: Int
-        /// Documents per document-store file.
+        /// Documents per document-store file. One by default: a query then downloads only the
+        /// documents it shows, not the neighbours that shared their file.
         public var docsPerChunk: Int
         /// Partitions of the terms merged in parallel by a full build (nil: one per core, at most 8).
         /// The output never depends on it.
         public var partitions: Int?
 
-        public init(shardTargetBytes: Int = 32_000, docsPerChunk: Int = 16, partitions: Int? = nil) {
+        public init(shardTargetBytes: Int = 32_000, docsPerChunk: Int = 1, partitions: Int? = nil) {
             self.shardTargetBytes = shardTargetBytes
             self.docsPerChunk = docsPerChunk
             self.partitions = partitions

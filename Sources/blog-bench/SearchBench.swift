@@ -25,6 +25,7 @@ struct StaticIndex {
         guard let meta = map["search/meta.json"],
               let object = try? JSONSerialization.jsonObject(with: Data(meta)) as? [String: Any],
               object["format"] as? String == "blog-search",
+              (object["version"] as? NSNumber)?.intValue == SearchIndexBuilder.formatVersion,
               let docs = (object["docs"] as? NSNumber)?.intValue, let chunk = (object["docChunk"] as? NSNumber)?.intValue,
               let shards = object["shards"] as? [Any] else { return nil }
         self.files = map
@@ -76,9 +77,17 @@ struct StaticIndex {
         var result: [Int: Int] = [:]
         var doc = -1
         while i < digits.count {
-            doc += varint() + 1
-            result[doc] = varint()
-            i += 1  // position residues
+            // Format 2: head = gap·8 + kind; kind 0…5 is one occurrence in the body only (value 8),
+            // 6 a body-only count then the residues, 7 a full value then the residues.
+            let head = varint()
+            let kind = head & 7
+            doc += (head >> 3) + 1
+            if kind < 6 {
+                result[doc] = 8
+            } else {
+                result[doc] = kind == 6 ? (varint() + 1) << 5 | 8 : varint()
+                i += 1  // position residues
+            }
         }
         return result
     }

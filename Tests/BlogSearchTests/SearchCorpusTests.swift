@@ -24,9 +24,9 @@ final class SearchCorpusTests: XCTestCase {
         let reader = try SearchIndexReader(files)
         XCTAssertEqual(reader.docCount, 10_000)
         // meta.json carries a hash of every other file: its digest pins the whole output.
-        XCTAssertEqual(SearchGoldenTests.digest([files[0]]), "5f323f472cf7cc3c/1/30627")
-        XCTAssertEqual(files.count, 2576)
-        XCTAssertEqual(files.reduce(0) { $0 + $1.bytes.count }, 44_603_313)
+        XCTAssertEqual(SearchGoldenTests.digest([files[0]]), "4adbf6cb6f2e1106/1/22949")
+        XCTAssertEqual(files.count, 11209)
+        XCTAssertEqual(files.reduce(0) { $0 + $1.bytes.count }, 28_652_224)
 
         let metaBytes = files[0].bytes.count
         let chunkSizes = files.filter { $0.path.hasPrefix("search/docs-") }.map { $0.bytes.count }
@@ -64,6 +64,8 @@ final class SearchCorpusTests: XCTestCase {
         max \(worst.bytes) (\(worst.query))
         """)
         XCTAssertLessThanOrEqual(worst.bytes, 300_000, "worst query: \(worst.query)")
+        // The budget of issue 41: a typical cold query stays within 120 KB.
+        XCTAssertLessThanOrEqual(sorted[sorted.count / 2], 120_000, "median two-word query")
     }
 
     func queryBytes(_ query: String, reader: SearchIndexReader, metaBytes: Int, maxChunk: Int) throws -> Int {

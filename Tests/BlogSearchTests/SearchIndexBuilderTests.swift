@@ -54,6 +54,20 @@ final class SearchIndexBuilderTests: XCTestCase {
         }
     }
 
+    func testDefaultOptionsWriteOneDocumentPerFile() throws {
+        // A query then downloads only the documents it shows.
+        let files = SearchIndexBuilder.build(Self.docs)
+        let docFiles = files.filter { $0.path.hasPrefix("search/docs-") }
+        XCTAssertEqual(docFiles.map(\.path).sorted(), (0..<Self.docs.count).map { "search/docs-\($0).json" })
+        let reader = try SearchIndexReader(files)
+        XCTAssertEqual(reader.docChunk, 1)
+        for file in docFiles {
+            let records = try JSONSerialization.jsonObject(with: Data(file.bytes)) as? [[Any]]
+            XCTAssertEqual(records?.count, 1, file.path)
+        }
+        XCTAssertEqual(try (0..<Self.docs.count).map { try reader.documentRecord($0)[0] as? String }, ["b", "a", "c"])
+    }
+
     func testDocumentStoreIsNewestFirst() throws {
         let reader = try SearchIndexReader(SearchIndexBuilder.build(Self.docs))
         XCTAssertEqual(try reader.documentRecord(0)[0] as? String, "b")

@@ -79,9 +79,18 @@ struct SearchIndexReader {
         var out: [Posting] = []
         var doc = -1
         while i < digits.count {
-            doc += varint() + 1
-            let value = varint()
-            let residues = digits[i]; i += 1
+            // head = gap·8 + kind; kind 0…5: once in the body at residue `kind`, 6: body only with a
+            // count, 7: a full value (docs/search-index.md, format 2).
+            let head = varint()
+            let kind = head & 7
+            doc += (head >> 3) + 1
+            let value: Int, residues: Int
+            if kind < 6 {
+                value = 8; residues = 1 << kind
+            } else {
+                value = kind == 6 ? (varint() + 1) << 5 | 8 : varint()
+                residues = digits[i]; i += 1
+            }
             let mask = value & 31
             let tf = (mask & 0b11000) != 0 ? (value >> 5) + 1 : 0
             out.append(Posting(doc: doc, mask: mask, textTF: tf, residues: residues))

@@ -249,7 +249,35 @@ def test_page_works_without_javascript(search_site):
 def test_index_files_are_served_as_json(server):
     with urllib.request.urlopen(server.url + "search/meta.json") as response:
         meta = json.loads(response.read().decode("utf-8"))
-    assert meta["version"] == 1 and meta["docs"] == len(support.POSTS)
+    assert meta["version"] == 2 and meta["docs"] == len(support.POSTS)
+
+
+def test_a_query_fetches_only_the_documents_it_shows(browser, server):
+    open_search(browser, server)
+    outcome = js_search(browser, "Swift")
+    assert outcome["total"] > 0
+    requests = browser.execute_script("return window.blogSearch.stats.requests;")
+    doc_files = [r["url"] for r in requests if "/search/docs-" in r["url"]]
+    assert len(doc_files) == min(outcome["total"], 10) and len(set(doc_files)) == len(doc_files)
+
+
+def test_page_refuses_an_index_of_another_version(browser, search_site, tmp_path):
+    import shutil
+    site = tmp_path / "old-index"
+    shutil.copytree(search_site[0], site)
+    meta_path = site / "search" / "meta.json"
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    meta["version"] = 1
+    meta_path.write_text(json.dumps(meta), encoding="utf-8")
+    with support.FixtureServer(site) as old:
+        open_search(browser, old, "Swift")
+        from selenium.webdriver.support.ui import WebDriverWait
+        status = WebDriverWait(browser, 20).until(lambda d: d.execute_script(
+            "const s = document.querySelector('.search-status').textContent;"
+            "return /version/.test(s) ? s : false;"))
+        count = browser.execute_script("return document.querySelectorAll('.search-results .search-result').length;")
+    assert "version 1" in status and "version 2" in status and "rebuild" in status
+    assert count == 0
 
 
 @pytest.mark.skipif(not os.environ.get("SEARCH_BENCH"), reason="set SEARCH_BENCH=10000 to measure a large archive")

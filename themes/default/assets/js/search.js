@@ -31,7 +31,14 @@
   var PREFIX_PENALTY = 0.85;
   var FUZZY_PENALTY = 0.7;
 
-  /** Decodes a posting string: {docs, values, residues} (docs ascending). */
+  var INDEX_VERSION = 2;
+
+  /**
+   * Decodes a posting string: {docs, values, residues} (docs ascending). Each posting starts with
+   * head = gap·8 + kind (gap = doc − previous doc − 1); kind 0…5: one occurrence, body only, at a
+   * position ≡ kind (mod 6); 6: body only, varint(occurrences − 2) and the residues follow;
+   * 7: varint(value) and the residues follow.
+   */
   function decodePostings(text) {
     var docs = [], values = [], residues = [];
     var i = 0, n = text.length, doc = -1;
@@ -45,10 +52,17 @@
       return value;
     }
     while (i < n) {
-      doc += varint() + 1;
+      var head = varint();
+      var kind = head % 8;
+      doc += (head - kind) / 8 + 1;
       docs.push(doc);
-      values.push(varint());
-      residues.push(DIGIT[text.charCodeAt(i++)]);
+      if (kind < 6) {
+        values.push(8);
+        residues.push(1 << kind);
+      } else {
+        values.push(kind === 6 ? (varint() + 1) * 32 + 8 : varint());
+        residues.push(DIGIT[text.charCodeAt(i++)]);
+      }
     }
     return { docs: docs, values: values, residues: residues };
   }
@@ -84,8 +98,10 @@
     var self = this;
     if (!this.metaPromise) {
       this.metaPromise = this.fetchJSON('meta.json').then(function (meta) {
-        if (meta.format !== 'blog-search' || meta.version !== 1) {
-          throw new Error('unsupported search index version ' + meta.version);
+        if (meta.format !== 'blog-search' || meta.version !== INDEX_VERSION) {
+          // An index of another version would be misread (its postings and document files differ).
+          throw new Error('the search index is version ' + meta.version + ' but this page reads version ' +
+            INDEX_VERSION + '; rebuild the site with the same blog as its theme');
         }
         return meta;
       });
