@@ -28,6 +28,20 @@ public enum WorkShare {
         DispatchQueue.concurrentPerform(iterations: max(1, min(workers, count))) { worker in work(worker, claim) }
     }
 
+    /// `body(index)` for every index below `count`, `batch` at a time on up to `workers` threads;
+    /// a single batch runs on the calling thread.
+    public static func each(count: Int, batch: Int = 1, workers: Int = allCores, _ body: (Int) -> Void) {
+        if count <= max(1, batch) || workers <= 1 {
+            for index in 0..<count { body(index) }
+            return
+        }
+        run(count: count, workers: workers, batch: batch) { _, claim in
+            while let range = claim() {
+                for index in range { body(index) }
+            }
+        }
+    }
+
     /// `make(index)` for every index below `count`, in index order, made `batch` at a time on up to
     /// `workers` threads; a single batch runs on the calling thread.
     public static func map<T>(count: Int, batch: Int = 256, workers: Int = allCores, _ make: (Int) -> T) -> [T] {

@@ -1,4 +1,5 @@
 import Foundation
+import BlogCore
 
 /// The search index kept in memory between builds (`blog serve`), so that a changed document
 /// costs work in proportion to what it changed, not to the whole archive.
@@ -145,7 +146,7 @@ public final class SearchIndexState: @unchecked Sendable {
     private func buildAll(_ ordered: [AnalyzedDocument]) {
         let p = partitionCount
         let parts = (0..<p).map { _ in TermPartition() }
-        DispatchQueue.concurrentPerform(iterations: p) { index in
+        WorkShare.each(count: p, workers: p) { index in
             let part = parts[index]
             for (docID, a) in ordered.enumerated() {
                 part.add(a, doc: Int32(docID), partition: index, of: p)
@@ -163,7 +164,7 @@ public final class SearchIndexState: @unchecked Sendable {
         docs = ordered
         sumDocuments()
         let p = partitionCount
-        DispatchQueue.concurrentPerform(iterations: p) { parts[$0].finishBase() }
+        WorkShare.each(count: p, workers: p) { parts[$0].finishBase() }
         lap("partitions")
         partitions = parts
         // Merge the partitions' sorted terms.
@@ -178,15 +179,10 @@ public final class SearchIndexState: @unchecked Sendable {
         // Document chunks.
         let chunk = max(1, options.docsPerChunk)
         let chunkCount = (ordered.count + chunk - 1) / chunk
-        var newChunks = [(bytes: [UInt8], hash: UInt64)](repeating: ([], 0), count: chunkCount)
-        newChunks.withUnsafeMutableBufferPointer { out in
-            let buffer = out
-            DispatchQueue.concurrentPerform(iterations: chunkCount) { c in
-                let bytes = self.chunkBytes(c)
-                buffer[c] = (bytes, FastHash.hash(bytes))
-            }
+        chunks = WorkShare.map(count: chunkCount, batch: 16) { c in
+            let bytes = self.chunkBytes(c)
+            return (bytes: bytes, hash: FastHash.hash(bytes))
         }
-        chunks = newChunks
         lap("chunks")
         shards = []
         cutAndWrite()
@@ -347,21 +343,18 @@ public final class SearchIndexState: @unchecked Sendable {
             }
         }
         lastRewrittenShards = todo.count
-        result.withUnsafeMutableBufferPointer { out in
-            let buffer = out
-            let work = todo
-            DispatchQueue.concurrentPerform(iterations: work.count) { n in
-                let cut = cuts[work[n]]
-                let bytes = self.shardBytes(cut.start, cut.end)
-                buffer[work[n]] = ShardFile(first: cut.first, last: cut.last, bytes: bytes, hash: FastHash.hash(bytes))
-            }
+        let made = WorkShare.map(count: todo.count, batch: 1) { n in
+            let cut = cuts[todo[n]]
+            let bytes = self.shardBytes(cut.start, cut.end)
+            return ShardFile(first: cut.first, last: cut.last, bytes: bytes, hash: FastHash.hash(bytes))
         }
+        for (n, index) in todo.enumerated() { result[index] = made[n] }
         shards = result
         lap("write shards")
     }
 
     private func shardBytes(_ start: Int, _ end: Int) -> [UInt8] {
-        var w = JSONWriter(capacity: options.shardTargetBytes + 4096)
+        var w = IndexJSON(capacity: options.shardTargetBytes + 4096)
         var first = true
         w.raw("[")
         var scratch: [UInt8] = []
@@ -389,7 +382,7 @@ public final class SearchIndexState: @unchecked Sendable {
     private func chunkBytes(_ c: Int) -> [UInt8] {
         let chunk = max(1, options.docsPerChunk)
         let start = c * chunk, end = min(docs.count, start + chunk)
-        var w = JSONWriter(capacity: 600 * (end - start))
+        var w = IndexJSON(capacity: 600 * (end - start))
         w.raw("[")
         for i in start..<end {
             let d = docs[i].document
@@ -440,7 +433,7 @@ public final class SearchIndexState: @unchecked Sendable {
 
     private func metaBytes(hash: String) -> [UInt8] {
         let fields = SearchIndexBuilder.fields
-        var m = JSONWriter(capacity: 4096 + docs.count + shards.count * 24)
+        var m = IndexJSON(capacity: 4096 + docs.count + shards.count * 24)
         m.raw("{\"format\":\"blog-search\",\"version\":")
         m.int(SearchIndexBuilder.formatVersion)
         m.raw(",\"tokenizer\":")

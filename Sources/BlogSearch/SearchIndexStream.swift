@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The search index of a one-shot build (`blog build`), made while the documents are: each batch
 /// of documents handed to `add` is analysed on another thread, and the postings of the analyses
@@ -19,7 +20,7 @@ public final class SearchIndexStream: @unchecked Sendable {
     /// Postings are queued in runs of at least this many documents (or what is left): a
     /// partition's tables are cold again after the work between two runs.
     private let run: Int
-    private let lock = NSLock()
+    private let lock = Mutex(())
     /// Every analysis that has come, by document number (their terms let go once their postings
     /// are in).
     private var ordered: [AnalyzedDocument?]
@@ -70,16 +71,16 @@ public final class SearchIndexStream: @unchecked Sendable {
     /// Files the analyses of inputs `indices` by document number and queues the postings of the
     /// documents that every earlier one has come before.
     private func arrive(_ analyzed: [AnalyzedDocument], at indices: Range<Int>) {
-        lock.lock()
-        defer { lock.unlock() }
-        for (a, input) in zip(analyzed, indices) {
-            precondition(SearchIndexBuilder.samePlace(a.document, places[input]), "input \(input) came with other place keys than it was given")
-            let number = Int(rank[input])
-            precondition(ordered[number] == nil, "input \(input) added twice")
-            ordered[number] = a
+        lock.withLock { _ in
+            for (a, input) in zip(analyzed, indices) {
+                precondition(SearchIndexBuilder.samePlace(a.document, places[input]), "input \(input) came with other place keys than it was given")
+                let number = Int(rank[input])
+                precondition(ordered[number] == nil, "input \(input) added twice")
+                ordered[number] = a
+            }
+            while ready < ordered.count, ordered[ready] != nil { ready += 1 }
+            if ready - next >= run || ready == ordered.count { queuePostings() }
         }
-        while ready < ordered.count, ordered[ready] != nil { ready += 1 }
-        if ready - next >= run || ready == ordered.count { queuePostings() }
     }
 
     /// Queues the postings of documents next ..< ready (under `lock`).
@@ -121,25 +122,21 @@ public final class SearchIndexStream: @unchecked Sendable {
 /// Analyzers for any thread: one is taken for a document and put back after, so that as many
 /// exist as threads analyse at once (each keeps its tables and its cache of words).
 private final class AnalyzerPool: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private var idle: [DocumentAnalyzer] = []
 
     func take() -> DocumentAnalyzer {
-        lock.lock()
-        defer { lock.unlock() }
-        return idle.popLast() ?? DocumentAnalyzer()
+        lock.withLock { _ in idle.popLast() ?? DocumentAnalyzer() }
     }
 
     func put(_ analyzer: DocumentAnalyzer) {
-        lock.lock()
-        idle.append(analyzer)
-        lock.unlock()
+        lock.withLock { _ in idle.append(analyzer) }
     }
 
     func free() {
-        lock.lock()
-        for analyzer in idle { analyzer.free() }
-        idle = []
-        lock.unlock()
+        lock.withLock { _ in
+            for analyzer in idle { analyzer.free() }
+            idle = []
+        }
     }
 }

@@ -1,6 +1,9 @@
-/// A tiny deterministic JSON writer (the index files are written by hand so that key order and
-/// number formatting never depend on a Foundation version).
-struct JSONWriter {
+import BlogCore
+
+/// The search index's bytes: its layout (key order, separators, numbers with at most four
+/// decimals) is written by hand so that it never depends on a Foundation version; strings are
+/// quoted by BlogCore's `JSONWriter`, the one JSON string escaper.
+struct IndexJSON {
     var bytes: [UInt8] = []
 
     init(capacity: Int = 256) { bytes.reserveCapacity(capacity) }
@@ -37,39 +40,10 @@ struct JSONWriter {
         text.withUTF8 { string($0) }
     }
 
-    /// A JSON string of UTF-8 bytes; runs that need no escaping are copied at once.
+    /// A JSON string of UTF-8 bytes, quoted by BlogCore's writer; `<` is escaped too, so that a
+    /// shard inlined in a page or sniffed as HTML never opens a tag.
     mutating func string(_ utf8: UnsafeBufferPointer<UInt8>) {
-        bytes.append(UInt8(ascii: "\""))
-        var clean = 0
-        var i = 0
-        let n = utf8.count
-        while i < n {
-            let byte = utf8[i]
-            // `<` too: a shard inlined in a page or sniffed as HTML must not open a tag.
-            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "<") {
-                if clean < i { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[clean..<i])) }
-                escape(byte)
-                clean = i + 1
-            }
-            i += 1
-        }
-        if clean < n { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[clean..<n])) }
-        bytes.append(UInt8(ascii: "\""))
-    }
-
-    mutating func escape(_ byte: UInt8) {
-        switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [92, 34])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [92, 92])
-            case 0x0A: bytes.append(contentsOf: [92, UInt8(ascii: "n")])
-            case 0x0D: bytes.append(contentsOf: [92, UInt8(ascii: "r")])
-            case 0x09: bytes.append(contentsOf: [92, UInt8(ascii: "t")])
-            case UInt8(ascii: "<"): bytes.append(contentsOf: Array("\\u003c".utf8))
-            case 0..<0x20:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [92, UInt8(ascii: "u"), 48, 48, hex[Int(byte >> 4)], hex[Int(byte & 15)]])
-            default: bytes.append(byte)
-        }
+        BlogCore.JSONWriter.appendQuoted(utf8, escaping: .lessThan, to: &bytes)
     }
 
     /// A string whose bytes are known to need no escaping (posting alphabet).

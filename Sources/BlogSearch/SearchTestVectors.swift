@@ -52,7 +52,7 @@ public enum SearchTestVectors {
     /// "typos":[{"typed":…,"word":…,"term":…,"edits":n|null,"recased":…},…],
     /// "scores":[{"value":…,"length":…,"idf":…,"score":…},…],"scoring":{weights,k1,b,avgText}}`
     public static func json() -> String {
-        var w = JSONWriter()
+        var w = IndexJSON()
         w.raw("{\"version\":")
         w.int(SearchTokenizer.version)
         w.raw(",\"vectors\":[")

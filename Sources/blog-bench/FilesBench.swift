@@ -51,7 +51,7 @@ func benchFiles(_ args: Arguments) {
     let failures = Mutex(())
     var failed = 0
     zeros.withUnsafeBytes { buffer in
-        DispatchQueue.concurrentPerform(iterations: files.count) { index in
+        WorkShare.each(count: files.count, batch: 8) { index in
             let file = files[index]
             let fd = openat(root, file.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             var ok = fd >= 0
