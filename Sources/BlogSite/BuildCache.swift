@@ -1,0 +1,336 @@
+import BlogCore
+import BlogContent
+import BlogMustache
+import BlogSearch
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What `blog serve` keeps between builds, so that the next build after a change does only the work
+/// the change needs: the loaded content files and their stamps, each page's and feed's output with the
+/// fingerprint of its inputs, the search analyses, the last outputs and what a patch needs. `BuildPipeline`
+/// consults it; `blog build` runs with a fresh one and fills none of it.
+final class BuildCache: @unchecked Sendable {
+
+    /// Identity of a file's contents on disk.
+    struct FileStamp: Equatable {
+        var size: Int64
+        var mtime: Int64
+        var mtimeNanos: Int
+        var inode: UInt64
+    }
+
+    /// A class: the cache is read for every post on every rebuild, and copying a reference is one retain.
+    final class CachedFile {
+        let stamp: FileStamp
+        let file: ContentLoader.LoadedFile
+        /// Changes every time the file is (re)loaded.
+        let version: Int
+        init(stamp: FileStamp, file: ContentLoader.LoadedFile, version: Int) {
+            self.stamp = stamp
+            self.file = file
+            self.version = version
+        }
+    }
+
+    struct CachedOutput {
+        var fingerprint: Int
+        var files: [OutputFile]
+    }
+
+    var config: SiteConfig?
+    var theme: Theme?
+    var contentCache: [String: CachedFile] = [:]
+    /// The content files of the last good build (sorted relative paths), their loaded files and
+    /// each path's index.
+    var lastPaths: [String] = []
+    var lastFiles: [ContentLoader.LoadedFile] = []
+    var lastPathIndex: [String: Int] = [:]
+    var outputCache: [String: CachedOutput] = [:]
+    /// The page and feed keys of the last build, in order (the cache holds exactly these).
+    var lastPageKeys: [String] = []
+    var lastFeedKeys: [String] = []
+    var staticCache: [OutputFile]?
+    var searchCache: [String: (key: Int, analyzed: AnalyzedDocument)] = [:]
+    var searchState = SearchIndexState()
+    /// Each post's object in posts.json, by source path.
+    var postObjectCache: [String: (key: Int, bytes: [UInt8])] = [:]
+    var lastModel: SiteModel?
+    var nextVersion = 1
+    var epoch = 0
+
+    /// The archive's tree (`PageRenderer.years`) of the last build and the fingerprint of what it shows.
+    var archiveTreeCache: (fingerprint: Int, tree: MustacheValue)?
+
+    /// The archive's tree for `model`, made again only when what it shows changed: it lists every
+    /// post, so making it for each edit would cost as much as the rest of a patch.
+    func archiveTree(_ model: SiteModel, keys: Fingerprints) -> MustacheValue {
+        if let cached = archiveTreeCache, cached.fingerprint == keys.archiveIndex { return cached.tree }
+        let tree = PageRenderer.years(model)
+        archiveTreeCache = (keys.archiveIndex, tree)
+        return tree
+    }
+
+
+    static func postObjectKey(epoch: Int, version: Int, slug: String, tags: [Int], tagNames: [String]) -> Int {
+        var hasher = Hasher()
+        hasher.combine(epoch)
+        hasher.combine(version)
+        hasher.combine(slug)
+        for tag in tags { hasher.combine(tagNames[tag]) }
+        return hasher.finalize()
+    }
+
+    /// The cache key of a post's search analysis.
+    static func searchKey(version: Int, slug: String, tags: [Int], tagNames: [String]) -> Int {
+        var hasher = Hasher()
+        hasher.combine(version)
+        hasher.combine(slug)
+        for tag in tags { hasher.combine(tagNames[tag]) }
+        return hasher.finalize()
+    }
+
+    /// What a rebuild needs to patch the last successful in-memory build instead of going through
+    /// the whole site. Set at the end of every such build; cleared when a build starts, so a failed
+    /// build leaves none (the next one goes the whole way).
+    struct PatchState {
+        var model: SiteModel
+        var postVersions: [Int]
+        var pageVersions: [Int]
+        var postIndexByPath: [String: Int]
+        var sourcePaths: [String]
+        var slugs: [String]
+        /// Each post's object in posts.json and its search analysis, in model order.
+        var postObjects: [[UInt8]]
+        var analyzed: [AnalyzedDocument]
+        /// The search index files in the order `SearchIndexState.update` gives them, and the index of
+        /// each in `lastOutputs`.
+        var searchPaths: [String]
+        var searchOutputIndices: [Int]
+    }
+    var patchState: PatchState?
+
+    static func sameBytes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        a.count == b.count && a.withUnsafeBufferPointer { x in
+            b.withUnsafeBufferPointer { y in
+                a.isEmpty || x.baseAddress == y.baseAddress || memcmp(x.baseAddress!, y.baseAddress!, a.count) == 0
+            }
+        }
+    }
+
+    /// The unsorted paths of the last build's outputs and the order that sorts them.
+    var lastOutputPaths: [String] = []
+    var lastOutputOrder: [Int] = []
+    /// The last build's outputs (sorted) and the same by path.
+    var lastOutputs: [OutputFile] = []
+    var lastFileMap: [String: [UInt8]] = [:]
+
+    /// Sorts by path, reusing the last order when the outputs come in the same sequence of paths
+    /// (the usual case in `blog serve`: an edit changes bytes, not which files there are).
+    func sortOutputs(_ outputs: inout [OutputFile]) {
+        var same = outputs.count == lastOutputPaths.count
+        if same {
+            for index in outputs.indices where outputs[index].path != lastOutputPaths[index] { same = false; break }
+        }
+        if !same {
+            lastOutputPaths = outputs.map(\.path)
+            let paths = lastOutputPaths
+            lastOutputOrder = paths.indices.sorted { paths[$0] < paths[$1] }
+        }
+        let unsorted = outputs
+        outputs = lastOutputOrder.map { unsorted[$0] }
+    }
+
+    /// Each output's index in `lastOutputs`, by path.
+    var lastOutputIndex: [String: Int] = [:]
+
+    /// The outputs by path: the last build's map with the files whose bytes changed replaced; and
+    /// the paths whose bytes changed (nil when the set of paths changed).
+    func patchFileMap(_ outputs: [OutputFile]) -> ([String: [UInt8]], Set<String>?) {
+        var map = lastFileMap
+        lastFileMap = [:]
+        var changed = Set<String>()
+        var samePaths = outputs.count == lastOutputs.count
+        if samePaths {
+            for index in outputs.indices {
+                let new = outputs[index], old = lastOutputs[index]
+                if new.path != old.path { samePaths = false; break }
+                if !BuildCache.sameBytes(new.bytes, old.bytes) {
+                    map[new.path] = new.bytes
+                    changed.insert(new.path)
+                }
+            }
+        }
+        if !samePaths {
+            map = [:]
+            map.reserveCapacity(outputs.count)
+            for file in outputs { map[file.path] = file.bytes }
+            lastOutputIndex = [:]
+            lastOutputIndex.reserveCapacity(outputs.count)
+            for (index, file) in outputs.enumerated() { lastOutputIndex[file.path] = index }
+        }
+        lastOutputs = outputs
+        lastFileMap = map
+        return (map, samePaths ? changed : nil)
+    }
+
+    static func stamp(_ path: String) -> FileStamp? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return FileStamp(size: Int64(info.st_size), mtime: Int64(info.modificationTime.tv_sec), mtimeNanos: Int(info.modificationTime.tv_nsec), inode: UInt64(info.st_ino))
+    }
+}
+
+
+/// What each page's output depends on, as a key (which page) and a fingerprint (of its inputs).
+struct Fingerprints {
+    let model: SiteModel
+    let postVersions: [Int]
+    let pageVersions: [Int]
+    let epoch: Int
+    /// Read once (subscripting `model.posts` copies a whole Post).
+    let sourcePaths: [String]
+    let slugs: [String]
+    let newestYear: Int
+    let tagCounts: [Int]
+    /// The fingerprint of what the archive's tree shows (see `archiveIndex(_:epoch:)`).
+    let archiveIndex: Int
+
+    init(model: SiteModel, postVersions: [Int], pageVersions: [Int], epoch: Int, sourcePaths: [String]? = nil, slugs: [String]? = nil) {
+        self.model = model
+        self.postVersions = postVersions
+        self.pageVersions = pageVersions
+        self.epoch = epoch
+        self.sourcePaths = sourcePaths ?? postColumn(model.posts) { $0.pointee.sourcePath }
+        self.slugs = slugs ?? postColumn(model.posts) { $0.pointee.slug }
+        self.newestYear = model.posts.withUnsafeBufferPointer { $0.baseAddress?.pointee.date.civil.year ?? 0 }
+        self.tagCounts = model.tags.map(\.postIndices.count)
+        self.archiveIndex = Fingerprints.archiveIndex(model, epoch: epoch)
+    }
+
+    /// What the archive's tree (`PageRenderer.years`) shows: its years and months and, for each
+    /// post listed, its title, slug, date and draft flag. Not the post's body, so that an edit of a
+    /// post's text does not make the archive's index again.
+    static func archiveIndex(_ model: SiteModel, epoch: Int) -> Int {
+        var hasher = Hasher()
+        hasher.combine(epoch)
+        model.posts.withUnsafeBufferPointer { posts in
+            for year in model.years {
+                hasher.combine(year.year)
+                hasher.combine(year.postIndices.count)
+                for month in model.months[year.year] ?? [] {
+                    hasher.combine(month.month)
+                    hasher.combine(month.postIndices.count)
+                    for index in month.postIndices {
+                        let post = posts.baseAddress! + index
+                        hasher.combine(index)
+                        hasher.combine(post.pointee.title)
+                        hasher.combine(post.pointee.slug)
+                        hasher.combine(post.pointee.date)
+                        hasher.combine(post.pointee.draft)
+                    }
+                }
+            }
+        }
+        return hasher.finalize()
+    }
+
+    func hashPosts(_ hasher: inout Hasher, _ indices: some Sequence<Int>) {
+        for index in indices {
+            hasher.combine(index)
+            hasher.combine(postVersions[index])
+            for tag in model.postTags[index] { hasher.combine(tagCounts[tag]) }
+        }
+    }
+
+    func archiveStructure(_ hasher: inout Hasher) {
+        for year in model.years {
+            hasher.combine(year.year)
+            hasher.combine(year.postIndices.count)
+            for month in model.months[year.year] ?? [] {
+                hasher.combine(month.month)
+                hasher.combine(month.postIndices.count)
+            }
+        }
+    }
+
+    func key(for job: PageJob) -> (key: String, fingerprint: Int) {
+        var hasher = Hasher()
+        hasher.combine(epoch)
+        // Site-wide values every page shows (the copyright year is the newest post's).
+        hasher.combine(newestYear)
+        let perPage = model.config.postsPerPage
+        func slice(_ indices: [Int], _ page: Int) -> ArraySlice<Int> {
+            let start = (page - 1) * perPage
+            return start < indices.count ? indices[start..<min(indices.count, start + perPage)] : []
+        }
+        let key: String
+        switch job {
+        case .home(let page):
+            key = "home:\(page)"
+            hasher.combine(model.posts.count)
+            let start = (page - 1) * perPage
+            hashPosts(&hasher, start < model.posts.count ? start..<min(model.posts.count, start + perPage) : 0..<0)
+        case .postList(let page):
+            key = "posts:\(page)"
+            hasher.combine(model.posts.count)
+            let start = (page - 1) * perPage
+            hashPosts(&hasher, start < model.posts.count ? start..<min(model.posts.count, start + perPage) : 0..<0)
+        case .post(let index):
+            key = "post:" + sourcePaths[index]
+            hashPosts(&hasher, [index])
+            hasher.combine(slugs[index])
+            if index > 0 { hashPosts(&hasher, [index - 1]) } else { hasher.combine(-1) }
+            if index + 1 < model.posts.count { hashPosts(&hasher, [index + 1]) } else { hasher.combine(-2) }
+            hashPosts(&hasher, model.related[index])
+        case .page(let index):
+            key = "page:" + model.pages[index].sourcePath
+            hasher.combine(pageVersions[index])
+        case .tags:
+            key = "tags"
+            for tag in model.tags {
+                hasher.combine(tag.name)
+                hasher.combine(tag.slug)
+                hasher.combine(tag.postIndices.count)
+            }
+        case .tag(let tagIndex, let page):
+            let tag = model.tags[tagIndex]
+            key = "tag:\(tag.key):\(page)"
+            hasher.combine(tag.name)
+            hasher.combine(tag.slug)
+            hasher.combine(tag.postIndices.count)
+            hashPosts(&hasher, slice(tag.postIndices, page))
+        case .archiveAll:
+            key = "archive"
+            hasher.combine(archiveIndex)
+        case .archiveYear(let index):
+            let year = model.years[index]
+            key = "archive:\(year.year)"
+            archiveStructure(&hasher)
+            hashPosts(&hasher, year.postIndices)
+        case .archiveMonth(let year, let monthIndex):
+            let month = model.months[year]![monthIndex]
+            key = "archive:\(year):\(month.month)"
+            archiveStructure(&hasher)
+            hashPosts(&hasher, month.postIndices)
+        case .search:
+            key = "search"
+        case .notFound:
+            key = "404"
+        }
+        hasher.combine(key)
+        return (key, hasher.finalize())
+    }
+
+    func feedKey(indices: [Int], name: String, slug: String) -> Int {
+        var hasher = Hasher()
+        hasher.combine(epoch)
+        hasher.combine(name)
+        hasher.combine(slug)
+        hashPosts(&hasher, indices)
+        return hasher.finalize()
+    }
+}

@@ -1,0 +1,215 @@
+import BlogCore
+import BlogContent
+import BlogMustache
+import BlogSearch
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension BuildPipeline {
+    struct Patched {
+        var outputs: [OutputFile]
+        var files: [String: [UInt8]]
+        var changed: Set<String>
+        var rendered: Int
+        var renderedPaths: [String]
+    }
+
+    /// The rebuild after an edit that kept the structure of the site (`SiteModel.reusedStructure`:
+    /// every post kept its place, date, slug and tags; no post or page came or went) and changed
+    /// only posts, not their ids or `updated` dates. Then only the pages whose fingerprint hashes a
+    /// changed post can differ (its own page, its neighbours', the posts relating to it, the home,
+    /// tag and archive pages listing it), the feeds it is in, posts.json and the search index; every
+    /// other output of the last build stays as it is. Those pages get the same keys and fingerprints
+    /// as in a full rebuild, and every cache a full rebuild reads is kept valid, so the two can
+    /// alternate. Returns nil, having changed nothing a full rebuild relies on, when the edit is not
+    /// of that kind.
+    func patch(_ state: inout BuildCache.PatchState, model: SiteModel, stale: [String], config: SiteConfig, theme: Theme,
+                       lap: (String) -> Void) throws -> Patched? {
+        var changedPosts: [Int] = []
+        for path in stale {
+            // A page, a draft or a post dated in the future: the full rebuild.
+            guard let index = state.postIndexByPath[path] else { return nil }
+            changedPosts.append(index)
+        }
+        changedPosts.sort()
+        let oldPosts = state.model.posts
+        for index in changedPosts {
+            let old = oldPosts[index], new = model.posts[index]
+            // tags.json lists ids; the sitemap shows `updated`.
+            if old.id != new.id || old.updated != new.updated || old.sourcePath != new.sourcePath { return nil }
+        }
+        // The arrays are moved out of the state (not copied) and patched in place.
+        var postVersions = state.postVersions
+        state.postVersions = []
+        for index in changedPosts { postVersions[index] = cache.contentCache[state.sourcePaths[index]]?.version ?? 0 }
+        let urls = URLBuilder(config: config)
+        let keys = Fingerprints(model: model, postVersions: postVersions, pageVersions: state.pageVersions, epoch: cache.epoch,
+                                sourcePaths: state.sourcePaths, slugs: state.slugs)
+
+        // The pages that show a changed post.
+        let perPage = config.postsPerPage
+        let changedSet = Set(changedPosts)
+        var affected: [PageJob] = []
+        for index in changedPosts {
+            affected.append(.home(page: index / perPage + 1))
+            affected.append(.postList(page: index / perPage + 1))
+            affected.append(.archiveAll)
+            affected.append(.post(index))
+            if index > 0 { affected.append(.post(index - 1)) }
+            if index + 1 < model.posts.count { affected.append(.post(index + 1)) }
+            for tag in model.postTags[index] {
+                if let position = model.tags[tag].postIndices.firstIndex(of: index) {
+                    affected.append(.tag(tag, page: position / perPage + 1))
+                }
+            }
+            let civil = model.posts[index].date.civil
+            if let year = model.years.firstIndex(where: { $0.year == civil.year }) {
+                affected.append(.archiveYear(year))
+                if let month = model.months[civil.year]?.firstIndex(where: { $0.month == civil.month }) {
+                    affected.append(.archiveMonth(year: civil.year, monthIndex: month))
+                }
+            }
+        }
+        for (index, related) in model.related.enumerated() where related.contains(where: changedSet.contains) {
+            affected.append(.post(index))
+        }
+        var seen = Set<String>()
+        var dirty: [(job: PageJob, key: String, fingerprint: Int)] = []
+        for job in affected {
+            let entry = keys.key(for: job)
+            guard seen.insert(entry.key).inserted else { continue }
+            if cache.outputCache[entry.key]?.fingerprint != entry.fingerprint { dirty.append((job, entry.key, entry.fingerprint)) }
+        }
+        var needed = Set<Int>()
+        for entry in dirty { needed.formUnion(PageRenderer.listedPosts(entry.job, model: model)) }
+        let rendered = try PageRenderer(model: model, theme: theme, summariesFor: needed, yearsTree: cache.archiveTree(model, keys: keys))
+            .render(dirty.map(\.job))
+        for (n, entry) in dirty.enumerated() {
+            cache.outputCache[entry.key] = BuildCache.CachedOutput(fingerprint: entry.fingerprint, files: [rendered[n]])
+        }
+        var made = rendered
+        lap("render")
+
+        // The feeds a changed post is in.
+        let limit = config.feedLimit
+        var requests: [(request: FeedWriter.Request, fingerprint: Int)] = []
+        if changedPosts.contains(where: { $0 < limit }) {
+            let fingerprint = keys.feedKey(indices: Array(model.posts.indices.prefix(limit)), name: "", slug: "")
+            if cache.outputCache["feed:"]?.fingerprint != fingerprint { requests.append((.init(key: "feed:", tag: nil), fingerprint)) }
+        }
+        var feedTags = Set<Int>()
+        for index in changedPosts {
+            for tag in model.postTags[index] where model.tags[tag].postIndices.prefix(limit).contains(index) { feedTags.insert(tag) }
+        }
+        for tagIndex in feedTags.sorted() {
+            let tag = model.tags[tagIndex]
+            let fingerprint = keys.feedKey(indices: Array(tag.postIndices.prefix(limit)), name: tag.name, slug: tag.slug)
+            if cache.outputCache["feed:" + tag.key]?.fingerprint != fingerprint { requests.append((.init(key: "feed:" + tag.key, tag: tag), fingerprint)) }
+        }
+        let feeds = FeedWriter(model: model, urls: urls).feeds(requests.map(\.request))
+        for (entry, file) in zip(requests, feeds) {
+            cache.outputCache[entry.request.key] = BuildCache.CachedOutput(fingerprint: entry.fingerprint, files: [file])
+        }
+        made += feeds
+        lap("feeds")
+
+        // posts.json: the changed objects replaced. (tags.json lists names, slugs and ids: unchanged.)
+        let indexes = IndexWriter(model: model, urls: urls, sourcePaths: state.sourcePaths)
+        let tagNames = model.tags.map(\.name)
+        var postObjects = state.postObjects
+        state.postObjects = []
+        for index in changedPosts {
+            let bytes = indexes.postObject(index)
+            postObjects[index] = bytes
+            cache.postObjectCache[state.sourcePaths[index]] = (BuildCache.postObjectKey(epoch: cache.epoch, version: postVersions[index], slug: state.slugs[index],
+                                                                                          tags: model.postTags[index], tagNames: tagNames), bytes)
+        }
+        // posts.json's fingerprint covers every post: a full rebuild makes the file again (from the cached objects).
+        cache.outputCache["json:posts"] = nil
+        made.append(IndexWriter.postsJSON(objects: postObjects))
+        lap("json")
+
+        // The search index, patched for the changed posts.
+        var analyzed = state.analyzed
+        state.analyzed = []
+        var toAnalyze: [(index: Int, key: Int)] = []
+        for index in changedPosts {
+            let key = BuildCache.searchKey(version: postVersions[index], slug: state.slugs[index], tags: model.postTags[index], tagNames: tagNames)
+            if let cached = cache.searchCache[state.sourcePaths[index]], cached.key == key {
+                analyzed[index] = cached.analyzed
+            } else {
+                toAnalyze.append((index, key))
+            }
+        }
+        let fresh = SearchIndexBuilder.analyzeAll(count: toAnalyze.count) { indexes.searchDocument(toAnalyze[$0].index) }
+        for (n, entry) in toAnalyze.enumerated() {
+            analyzed[entry.index] = fresh[n]
+            cache.searchCache[state.sourcePaths[entry.index]] = (entry.key, fresh[n])
+        }
+        let searchFiles = cache.searchState.update(analyzed)
+        // A shard may have been added or removed (an edit moves shard boundaries in its run).
+        let sameSearchPaths = searchFiles.count == state.searchPaths.count
+            && zip(searchFiles, state.searchPaths).allSatisfy({ $0.path == $1 })
+        lap("search")
+
+        // The outputs of the last build, with the files made here put in.
+        var positions: [Int] = []
+        for file in made {
+            guard let position = cache.lastOutputIndex[file.path] else { return nil }
+            positions.append(position)
+        }
+        var outputs = cache.lastOutputs
+        var files = cache.lastFileMap
+        cache.lastOutputs = []
+        cache.lastFileMap = [:]
+        var changed = Set<String>()
+        func put(_ file: OutputFile, at position: Int) {
+            if BuildCache.sameBytes(outputs[position].bytes, file.bytes) { return }
+            outputs[position] = file
+            files[file.path] = file.bytes
+            changed.insert(file.path)
+        }
+        for (file, position) in zip(made, positions) { put(file, at: position) }
+        var searchOutputIndices = state.searchOutputIndices
+        if sameSearchPaths {
+            for (n, file) in searchFiles.enumerated() { put(OutputFile(path: file.path, bytes: file.bytes), at: searchOutputIndices[n]) }
+        } else {
+            // The old search files out, the new ones in, sorted again like a full rebuild's outputs.
+            let newSearch = Dictionary(uniqueKeysWithValues: searchFiles.map { ($0.path, $0.bytes) })
+            let oldSearch = Set(state.searchPaths)
+            for path in oldSearch where newSearch[path] == nil {
+                files[path] = nil
+                changed.insert(path)
+            }
+            for (path, bytes) in newSearch {
+                if let old = files[path], BuildCache.sameBytes(old, bytes) { continue }
+                files[path] = bytes
+                changed.insert(path)
+            }
+            outputs.removeAll { oldSearch.contains($0.path) }
+            outputs += searchFiles.map { OutputFile(path: $0.path, bytes: $0.bytes) }
+            outputs.sort { $0.path < $1.path }
+            cache.lastOutputIndex = [:]
+            cache.lastOutputIndex.reserveCapacity(outputs.count)
+            for (index, file) in outputs.enumerated() { cache.lastOutputIndex[file.path] = index }
+            searchOutputIndices = searchFiles.map { cache.lastOutputIndex[$0.path]! }
+            // The full rebuild's sequence of unsorted paths changed too: it sorts again.
+            cache.lastOutputPaths = []
+        }
+        cache.lastOutputs = outputs
+        cache.lastFileMap = files
+        state.searchPaths = searchFiles.map(\.path)
+        state.searchOutputIndices = searchOutputIndices
+        state.model = model
+        state.postVersions = postVersions
+        state.postObjects = postObjects
+        state.analyzed = analyzed
+        cache.patchState = state
+        lap("static")
+        return Patched(outputs: outputs, files: files, changed: changed, rendered: dirty.count, renderedPaths: rendered.map(\.path))
+    }
+}
