@@ -334,3 +334,192 @@ struct Fingerprints {
         return hasher.finalize()
     }
 }
+
+/// What the pipeline asks of the cache, step by step.
+extension BuildCache {
+    /// A new configuration and theme: every cached output is stale (`epoch` is in every
+    /// fingerprint), and the loaded files too when Markdown is read another way.
+    func configChanged(to newConfig: SiteConfig, theme newTheme: Theme) {
+        let sameMarkdown = config.map {
+            $0.markdownHardBreaks == newConfig.markdownHardBreaks && $0.markdownUnsafe == newConfig.markdownUnsafe
+                && $0.markdownMath == newConfig.markdownMath && $0.timezone == newConfig.timezone
+        } ?? false
+        if !sameMarkdown { contentCache = [:] }
+        config = newConfig
+        theme = newTheme
+        outputCache = [:]
+        epoch += 1
+    }
+
+    /// The content files a build reads, in path order.
+    struct ContentRead {
+        var paths: [String] = []
+        var files: [ContentLoader.LoadedFile] = []
+        /// The files read in this build (the others were reused), and their paths.
+        var reloaded: [ContentLoader.LoadedFile] = []
+        var stale: [String] = []
+        /// Whether the list of paths is the last build's.
+        var sameList = false
+
+        init() {}
+
+        init(paths: [String], files: [ContentLoader.LoadedFile], reloaded: [ContentLoader.LoadedFile], stale: [String], sameList: Bool) {
+            self.paths = paths
+            self.files = files
+            self.reloaded = reloaded
+            self.stale = stale
+            self.sameList = sameList
+        }
+
+        /// Every file read, nothing reused (`blog build`: no stamps taken, nothing cached).
+        init(all paths: [String], loader: ContentLoader, deferringPostBodies: Bool) {
+            self.paths = paths
+            files = loader.loadFiles(paths, deferringPostBodies: deferringPostBodies)
+            reloaded = files
+            stale = paths
+        }
+    }
+
+    /// The content files for a build: only stale files (new, or whose stamp changed) are loaded;
+    /// the cache, the sorted path list and the list of loaded files are patched in place, so a
+    /// rebuild after one edit costs little per unchanged file. When the watcher named only
+    /// Markdown files, only those are looked at; anything else (a folder, a rescan) lists content/ again.
+    func contentFiles(_ scope: ChangeScope, loader: ContentLoader) throws -> ContentRead {
+        let root = scope.root
+        let contentPrefix = root + "/content/"
+        let onlyMarkdown = !scope.changed.isEmpty && !contentCache.isEmpty && !scope.configChanged && scope.changed.allSatisfy { path in
+            if path.hasPrefix(root + "/static/") { return true }
+            guard path.hasPrefix(contentPrefix), path.hasSuffix(".md") || path.hasSuffix(".markdown") else { return false }
+            var info = stat()
+            // lstat: a new link is checked by a full listing (SiteFiles), not read as it is.
+            return lstat(path, &info) != 0 || (info.st_mode & S_IFMT) == S_IFREG
+        }
+        var paths: [String]
+        var stale: [(path: String, stamp: FileStamp?)] = []
+        var sameList = false
+        if onlyMarkdown {
+            var added: [String] = []
+            var removed: [String] = []
+            var touched: [String] = []
+            for path in scope.changed where path.hasPrefix(contentPrefix) {
+                let relative = String(path.dropFirst(root.count + 1))
+                if relative.split(separator: "/").contains(where: { $0.hasPrefix(".") }) { continue }
+                let exists = FileManager.default.fileExists(atPath: path)
+                let known = contentCache[relative] != nil
+                if exists { touched.append(relative) }
+                if exists && !known { added.append(relative) }
+                if !exists && known { removed.append(relative) }
+            }
+            if added.isEmpty && removed.isEmpty && lastPaths.count == contentCache.count {
+                paths = lastPaths
+                sameList = true
+            } else {
+                var set = Set(contentCache.keys)
+                set.formUnion(added)
+                set.subtract(removed)
+                paths = set.sorted()
+            }
+            for relative in touched.sorted() {
+                let stamp = BuildCache.stamp(root + "/" + relative)
+                if let cached = contentCache[relative], let stamp, cached.stamp == stamp { continue }
+                stale.append((relative, stamp))
+            }
+        } else {
+            paths = try loader.markdownFiles()
+            let list = paths
+            let stamps = WorkShare.map(count: list.count) { BuildCache.stamp(root + "/" + list[$0]) }
+            for (index, path) in paths.enumerated() {
+                if let cached = contentCache[path], let stamp = stamps[index], cached.stamp == stamp { continue }
+                stale.append((path, stamps[index]))
+            }
+            sameList = paths == lastPaths && lastPaths.count == contentCache.count
+        }
+        let reloaded = loader.loadFiles(stale.map(\.path), deferringPostBodies: false)
+        for (n, entry) in stale.enumerated() {
+            contentCache[entry.path] = CachedFile(stamp: entry.stamp ?? FileStamp(size: -1, mtime: 0, mtimeNanos: 0, inode: 0),
+                                                  file: reloaded[n], version: nextVersion)
+            nextVersion += 1
+        }
+        var files: [ContentLoader.LoadedFile]
+        if sameList && lastFiles.count == paths.count {
+            files = lastFiles
+            lastFiles = []
+            for (n, entry) in stale.enumerated() {
+                if let index = lastPathIndex[entry.path] { files[index] = reloaded[n] }
+            }
+        } else {
+            if contentCache.count != paths.count {
+                let live = Set(paths)
+                contentCache = contentCache.filter { live.contains($0.key) }
+            }
+            files = paths.map { contentCache[$0]!.file }
+            lastPathIndex = Dictionary(uniqueKeysWithValues: paths.enumerated().map { ($0.element, $0.offset) })
+        }
+        return ContentRead(paths: paths, files: files, reloaded: reloaded, stale: stale.map(\.path), sameList: sameList)
+    }
+
+    /// After a content error: good files stay cached, broken ones are read again next time.
+    func forgetBrokenFiles() {
+        contentCache = contentCache.filter { !$0.value.file.diagnostics.contains { $0.severity == .error } }
+        lastPaths = []
+        lastFiles = []
+    }
+
+    /// The content of a build whose files were collected without error, for the next build.
+    func keepContent(_ read: ContentRead) {
+        lastPaths = read.paths
+        lastFiles = read.files
+    }
+
+    /// Whether the pages' keys differ from the last build's (then remembered).
+    func pageKeysChanged(_ keys: some Collection<String>) -> Bool {
+        if keys.count == lastPageKeys.count && zip(keys, lastPageKeys).allSatisfy({ $0 == $1 }) { return false }
+        lastPageKeys = Array(keys)
+        return true
+    }
+
+    /// Drops the cached outputs of pages and feeds that no longer exist (the outputs named in
+    /// `others` are kept; their fingerprints are checked where they are made).
+    func forgetGoneOutputs(pageKeysChanged: Bool, feedKeys: [String], others: [String]) {
+        guard pageKeysChanged || feedKeys != lastFeedKeys else { return }
+        var live = Set(lastPageKeys)
+        live.formUnion(feedKeys)
+        live.formUnion(others)
+        outputCache = outputCache.filter { live.contains($0.key) }
+        lastFeedKeys = feedKeys
+    }
+
+    /// The cached files of output `key` while its inputs' fingerprint is the same; else made again and kept.
+    func reuse(_ key: String, fingerprint: Int, make: () throws -> [OutputFile]) rethrows -> [OutputFile] {
+        if let cached = outputCache[key], cached.fingerprint == fingerprint { return cached.files }
+        let files = try make()
+        outputCache[key] = CachedOutput(fingerprint: fingerprint, files: files)
+        return files
+    }
+
+    /// A build's outputs sorted by path and by path in a map, with the paths whose bytes changed
+    /// since the last build (nil when the set of paths changed); kept for the next build.
+    func publish(_ outputs: [OutputFile]) -> (outputs: [OutputFile], files: [String: [UInt8]], changed: Set<String>?) {
+        var sorted = outputs
+        sortOutputs(&sorted)
+        let (map, changed) = patchFileMap(sorted)
+        return (sorted, map, changed)
+    }
+
+    /// What the next rebuild needs to patch this one (see `PatchState`). `postObjects`: nil when
+    /// posts.json was reused (its objects are then the cached ones, made with it).
+    func keepPatchState(model: SiteModel, postVersions: [Int], pageVersions: [Int], slugs: [String],
+                        postObjects: [[UInt8]]?, analyzed: [AnalyzedDocument], searchFiles: [OutputFile]) {
+        let sourcePaths = postColumn(model.posts) { $0.pointee.sourcePath }
+        let objects = postObjects ?? sourcePaths.map { postObjectCache[$0]?.bytes ?? [] }
+        var postIndexByPath: [String: Int] = [:]
+        postIndexByPath.reserveCapacity(sourcePaths.count)
+        for (index, path) in sourcePaths.enumerated() { postIndexByPath[path] = index }
+        let searchIndices = searchFiles.map { lastOutputIndex[$0.path] ?? -1 }
+        guard !searchIndices.contains(-1) else { return }
+        patchState = PatchState(model: model, postVersions: postVersions, pageVersions: pageVersions,
+                                postIndexByPath: postIndexByPath, sourcePaths: sourcePaths, slugs: slugs,
+                                postObjects: objects, analyzed: analyzed,
+                                searchPaths: searchFiles.map(\.path), searchOutputIndices: searchIndices)
+    }
+}

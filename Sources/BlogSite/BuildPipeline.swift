@@ -3,53 +3,122 @@ import BlogContent
 import BlogMustache
 import BlogSearch
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
-/// PIPELINE_DOC
+/// The build, in the order it runs. `run` reads top to bottom:
+///
+///     config → theme → content → assemble → posts → lists → feeds → JSON indexes → sitemap → search → static
+///
+/// with a `--timings` lap after each step, named after it. The outputs go into a `BuildSink`: the
+/// output folder's transaction for `blog build` (`OutputWriter.Transaction`), which the build
+/// streams into, letting each post's HTML go once its page is written (unless a feed not yet
+/// written lists it); or a `MemorySink`, the in-memory map of every output that `blog serve` and
+/// the tests read.
+///
+/// Serve's state sits beside the pipeline in a `BuildCache` that the pipeline consults: which
+/// content files to read again, which pages, feeds and indexes are unchanged, each post's
+/// posts.json object and search analysis, the last outputs. `blog build` fills none of it.
+///
+/// Up to assemble every build runs the same steps. From there on the steps run one of three
+/// ways, all three making each output with the same maker (`Outputs`, below):
+/// - streaming (`stream`: `blog build`): the posts' pages first, each as soon as its body is
+///   rendered ("posts"), with each feed once the posts it lists are made; then the list pages
+///   ("render") while another thread makes the other feeds, the JSON indexes and the sitemap
+///   ("+feeds", "+json", "+sitemap"); then, the HTML let go, the search index and static/.
+/// - in memory (`inMemory`: serve's first build, a change of structure, the tests): every page
+///   whose fingerprint changed ("render"), then the feeds, JSON indexes, sitemap, search index
+///   and static/, each reused from the cache while its inputs are the same.
+/// - patch (`patch`, in ServePatch.swift: serve, after an edit of posts that kept the site's
+///   structure): only the pages, feeds, posts.json objects and search analyses of the changed
+///   posts, put into the last build's outputs.
 struct BuildPipeline {
     typealias Result = IncrementalBuilder.Result
     let options: BuildOptions
-    /// What serve keeps between builds (a fresh one for `blog build` and the tests).
+    /// What serve keeps between builds (an empty one for `blog build` and one-shot tests).
     let cache: BuildCache
 
-
-    /// Builds, reusing what is still valid. `changed` holds absolute paths that changed since the last
-    /// call (empty: check every file's stamp). Throws the build's errors; the cache keeps the last good state.
-    ///
-    /// With a `sink`, the build streams: outputs are handed to the sink in batches as they are made
-    /// and not kept (the returned site has no files, and nothing is cached for a next build). This
-    /// is how `blog build` writes a large site without holding all of it in memory.
-    func run(changed: Set<String> = [], console: Console? = nil,
-                        sink: (([OutputFile]) throws -> Void)? = nil) throws -> Result {
+    /// Builds into `sink`. `changed` holds absolute paths that changed since the last build with
+    /// this cache (empty: check every file's stamp). Throws the build's errors; the cache keeps the
+    /// last good state. A sink other than a `MemorySink` is streamed into: the returned site has no
+    /// files and nothing is cached for a next build.
+    func run(changed: Set<String>, console: Console?, sink: BuildSink) throws -> Result {
         // The patch state is valid only right after a successful build: taken now, put back at the end.
         var previousPatch = cache.patchState
         cache.patchState = nil
-        var outputs: [OutputFile] = []
-        var timings: [(phase: String, seconds: Double, cpuSeconds: Double?)] = []
-        var clock = Date()
-        var cpuClock = ProcessClock.cpuSeconds()
-        func lap(_ phase: String) {
-            let now = Date()
-            let cpu = ProcessClock.cpuSeconds()
-            timings.append((phase, now.timeIntervalSince(clock), cpu - cpuClock))
-            clock = now
-            cpuClock = cpu
-        }
-        let root = options.siteDirectory.standardizedFileURL.path
-        func touches(_ prefix: String) -> Bool {
-            changed.contains { $0 == root + "/" + prefix || $0.hasPrefix(root + "/" + prefix + "/") }
-        }
-        // Every page links the favicon, which a file in static/ replaces (see `Theme.favicon`).
-        let configChanged = cache.config == nil || touches("blog.yml") || touches("themes") || touches("layouts")
-            || changed.contains { $0.hasPrefix(root + "/static/favicon.") }
-        // A rescan (the watcher lost track) shows up as the site folder itself.
-        let everything = changed.contains(root)
+        var timer = PhaseTimer()
+        let scope = ChangeScope(changed: changed, root: options.siteDirectory.standardizedFileURL.path, configLoaded: cache.config != nil)
+        let memory = sink as? MemorySink
 
-        if configChanged || everything {
+        // config and theme: read again only when blog.yml, a theme, layouts/ or the favicon changed.
+        let (config, theme) = try configAndTheme(scope, console: console)
+        timer.lap(scope.configChanged ? "theme" : "config")
+
+        // content: every Markdown file read, or (serve) only those whose stamp changed.
+        let loader = ContentLoader(siteDirectory: options.siteDirectory, config: config)
+        // `blog build` renders each post's body beside its page when the theme allows (see `stream`).
+        let deferBodies = memory == nil && PageRenderer.postPagesNeedOnlyOwnBody(theme)
+        var read = try memory == nil ? BuildCache.ContentRead(all: loader.markdownFiles(), loader: loader, deferringPostBodies: deferBodies)
+            : cache.contentFiles(scope, loader: loader)
+        var content: ContentSet
+        do {
+            content = try loader.collect(read.files)
+        } catch {
+            // Errors are reported before the cache keeps the files, so a fix is noticed even if the stamp repeats.
+            if memory != nil { cache.forgetBrokenFiles() }
+            throw error
+        }
+        if memory != nil { cache.keepContent(read) }
+        let warnings = content.warnings
+        let freshWarnings = read.reloaded.flatMap(\.diagnostics)
+        timer.lap("content")
+
+        // assemble: the site model (serve reuses the last one's structure where it can).
+        var model = try SiteModel.assemble(content, config: config,
+                                           options: SiteModel.Options(includeDrafts: options.includeDrafts, includeFuture: options.includeFuture, now: options.now),
+                                           previous: memory == nil ? nil : cache.lastModel)
+        if memory != nil { cache.lastModel = model }
+        timer.lap("assemble")
+
+        // posts → lists → feeds → JSON indexes → sitemap → search → static, one of three ways.
+        guard let memory else {
+            // The bodies left to render, in the model's order (drafts and future posts left out
+            // of the site are never rendered).
+            var bodies: [ContentLoader.PendingBody]?
+            if deferBodies {
+                var byPath: [String: ContentLoader.PendingBody] = [:]
+                byPath.reserveCapacity(read.files.count)
+                for file in read.files { if let body = file.pendingBody { byPath[file.path] = body } }
+                bodies = try model.posts.map { post in
+                    guard let body = byPath[post.sourcePath] else { throw Diagnostic.error("internal: no body for \(post.sourcePath)") }
+                    return body
+                }
+            }
+            // Only `model` keeps the posts' HTML from here on, so `stream` can let go of it.
+            read = BuildCache.ContentRead()
+            content = ContentSet(posts: [], pages: [], warnings: [])
+            var mathWarnings: [Diagnostic] = []
+            let rendered = try stream(&model, bodies: &bodies, loader: loader, config: config, theme: theme, sink: sink,
+                                      timer: &timer, mathWarnings: &mathWarnings)
+            let site = BuiltSite(files: [], model: model, warnings: warnings + mathWarnings, timings: timer.timings)
+            return Result(site: site, files: [:], warnings: freshWarnings, renderedPages: rendered, changedPaths: nil)
+        }
+        if !scope.configChanged, !scope.everything, !scope.touches("static"), read.sameList, model.reusedStructure, previousPatch != nil,
+           let patched = try patch(&previousPatch!, model: model, stale: read.stale, config: config, theme: theme, timer: &timer) {
+            let site = BuiltSite(files: patched.outputs, model: model, warnings: warnings, timings: timer.timings)
+            return Result(site: site, files: patched.files, warnings: freshWarnings, renderedPages: patched.rendered,
+                          renderedPaths: patched.renderedPaths, changedPaths: patched.changed, patched: true)
+        }
+        read = BuildCache.ContentRead()
+        content = ContentSet(posts: [], pages: [], warnings: [])
+        var result = try inMemory(model, config: config, theme: theme, scope: scope, sink: memory, timer: &timer)
+        result.site = BuiltSite(files: result.site.files, model: model, warnings: warnings, timings: timer.timings)
+        result.warnings = freshWarnings
+        return result
+    }
+
+    /// The configuration and theme: the last build's unless blog.yml, a theme, layouts/ or the
+    /// favicon changed. A change of how Markdown is read forgets the loaded files too.
+    private func configAndTheme(_ scope: ChangeScope, console: Console?) throws -> (SiteConfig, Theme) {
+        if scope.configChanged || scope.everything {
             var loaded = try SiteConfig.load(siteDirectory: options.siteDirectory, console: console)
             if let override = options.baseURL {
                 guard let normalized = SiteConfig.normalizeBaseURL(override) else {
@@ -59,241 +128,63 @@ struct BuildPipeline {
             }
             if options.allowOutsideLinks { loaded.followOutsideLinks = true }
             let newTheme = try Theme.load(siteDirectory: options.siteDirectory, config: loaded, hashAssetNames: options.hashAssetNames)
-            let sameMarkdown = cache.config.map {
-                $0.markdownHardBreaks == loaded.markdownHardBreaks && $0.markdownUnsafe == loaded.markdownUnsafe
-                    && $0.markdownMath == loaded.markdownMath && $0.timezone == loaded.timezone
-            } ?? false
-            if !sameMarkdown { cache.contentCache = [:] }
-            cache.config = loaded
-            cache.theme = newTheme
-            cache.outputCache = [:]
-            cache.epoch += 1
+            cache.configChanged(to: loaded, theme: newTheme)
         }
         guard let config = cache.config, let theme = cache.theme else { throw Diagnostic.error("internal: no configuration") }
-        lap(configChanged ? "theme" : "config")
+        return (config, theme)
+    }
 
-        // Content: re-read only files whose stamp changed. When the watcher named only Markdown
-        // files, only those are looked at; anything else (a folder, a rescan) lists content/ again.
-        let loader = ContentLoader(siteDirectory: options.siteDirectory, config: config)
-        let contentPrefix = root + "/content/"
-        // `blog build` (a sink, a new builder): no cache to fill, no stamps to take (see `stream`).
-        let oneShot = sink != nil && cache.contentCache.isEmpty && cache.lastModel == nil
-        let onlyMarkdown = !changed.isEmpty && !cache.contentCache.isEmpty && !configChanged && changed.allSatisfy { path in
-            if path.hasPrefix(root + "/static/") { return true }
-            guard path.hasPrefix(contentPrefix), path.hasSuffix(".md") || path.hasSuffix(".markdown") else { return false }
-            var info = stat()
-            // lstat: a new link is checked by a full listing (SiteFiles), not read as it is.
-            return lstat(path, &info) != 0 || (info.st_mode & S_IFMT) == S_IFREG
-        }
-        // Only stale files (new, or whose stamp changed) are loaded; the cache, the sorted path list
-        // and the list of loaded files are patched in place, so a rebuild after one edit costs
-        // little per unchanged file.
-        var paths: [String]
-        var stale: [(path: String, stamp: BuildCache.FileStamp?)] = []
-        var sameList = false
-        if onlyMarkdown {
-            var added: [String] = []
-            var removed: [String] = []
-            var touched: [String] = []
-            for path in changed where path.hasPrefix(contentPrefix) {
-                let relative = String(path.dropFirst(root.count + 1))
-                if relative.split(separator: "/").contains(where: { $0.hasPrefix(".") }) { continue }
-                let exists = FileManager.default.fileExists(atPath: path)
-                let known = cache.contentCache[relative] != nil
-                if exists { touched.append(relative) }
-                if exists && !known { added.append(relative) }
-                if !exists && known { removed.append(relative) }
-            }
-            if added.isEmpty && removed.isEmpty && cache.lastPaths.count == cache.contentCache.count {
-                paths = cache.lastPaths
-                sameList = true
-            } else {
-                var set = Set(cache.contentCache.keys)
-                set.formUnion(added)
-                set.subtract(removed)
-                paths = set.sorted()
-            }
-            for relative in touched.sorted() {
-                let stamp = BuildCache.stamp(root + "/" + relative)
-                if let cached = cache.contentCache[relative], let stamp, cached.stamp == stamp { continue }
-                stale.append((relative, stamp))
-            }
-        } else if oneShot {
-            // `blog build` keeps nothing for a next build: every file is read, none needs a stamp.
-            paths = try loader.markdownFiles()
-            stale = paths.map { ($0, nil) }
-        } else {
-            paths = try loader.markdownFiles()
-            let list = paths
-            let stamps = WorkShare.map(count: list.count) { BuildCache.stamp(root + "/" + list[$0]) }
-            for (index, path) in paths.enumerated() {
-                if let cached = cache.contentCache[path], let stamp = stamps[index], cached.stamp == stamp { continue }
-                stale.append((path, stamps[index]))
-            }
-            sameList = paths == cache.lastPaths && cache.lastPaths.count == cache.contentCache.count
-        }
-        // `blog build` renders each post's body beside its page when the theme allows (see `stream`).
-        let deferBodies = oneShot && PageRenderer.postPagesNeedOnlyOwnBody(theme)
-        var reloaded = loader.loadFiles(stale.map(\.path), deferringPostBodies: deferBodies)
-        for (n, entry) in stale.enumerated() where !oneShot {
-            cache.contentCache[entry.path] = BuildCache.CachedFile(stamp: entry.stamp ?? BuildCache.FileStamp(size: -1, mtime: 0, mtimeNanos: 0, inode: 0),
-                                                  file: reloaded[n], version: cache.nextVersion)
-            cache.nextVersion += 1
-        }
-        var files: [ContentLoader.LoadedFile]
-        if oneShot {
-            files = reloaded
-        } else if sameList && cache.lastFiles.count == paths.count {
-            files = cache.lastFiles
-            cache.lastFiles = []
-            for (n, entry) in stale.enumerated() {
-                if let index = cache.lastPathIndex[entry.path] { files[index] = reloaded[n] }
-            }
-        } else {
-            if cache.contentCache.count != paths.count {
-                let live = Set(paths)
-                cache.contentCache = cache.contentCache.filter { live.contains($0.key) }
-            }
-            files = paths.map { cache.contentCache[$0]!.file }
-            cache.lastPathIndex = Dictionary(uniqueKeysWithValues: paths.enumerated().map { ($0.element, $0.offset) })
-        }
-        // Errors are reported before the cache keeps them, so a fix is noticed even if the stamp repeats.
-        var content: ContentSet
-        do {
-            content = try loader.collect(files)
-        } catch {
-            // Keep good files cached; drop the broken ones so they are re-read next time.
-            cache.contentCache = cache.contentCache.filter { !$0.value.file.diagnostics.contains { $0.severity == .error } }
-            cache.lastPaths = []
-            cache.lastFiles = []
-            throw error
-        }
-        cache.lastPaths = paths
-        cache.lastFiles = files
-        let warnings = content.warnings
-        let freshWarnings = reloaded.flatMap(\.diagnostics)
-        lap("content")
-
-        var model = try SiteModel.assemble(content, config: config,
-                                           options: SiteModel.Options(includeDrafts: options.includeDrafts, includeFuture: options.includeFuture, now: options.now),
-                                           previous: cache.lastModel)
-        cache.lastModel = model
-        lap("assemble")
-
-        // `blog build`: one pass that keeps nothing for a next build (see `stream`).
-        if let sink {
-            // The bodies left to render, in the model's order (drafts and future posts left out
-            // of the site are never rendered).
-            var bodies: [ContentLoader.PendingBody]?
-            if deferBodies {
-                var byPath: [String: ContentLoader.PendingBody] = [:]
-                byPath.reserveCapacity(files.count)
-                for file in files { if let body = file.pendingBody { byPath[file.path] = body } }
-                bodies = try model.posts.map { post in
-                    guard let body = byPath[post.sourcePath] else { throw Diagnostic.error("internal: no body for \(post.sourcePath)") }
-                    return body
-                }
-            }
-            // Only `model` keeps the posts' HTML from here on, so `stream` can let go of it.
-            cache.contentCache = [:]
-            cache.lastModel = nil
-            reloaded = []
-            files = []
-            cache.lastPaths = []
-            cache.lastFiles = []
-            cache.lastPathIndex = [:]
-            content = ContentSet(posts: [], pages: [], warnings: [])
-            var mathWarnings: [Diagnostic] = []
-            let rendered = try stream(&model, bodies: &bodies, loader: loader, config: config, theme: theme, sink: sink, lap: lap,
-                                      record: { timings.append(($0, $1, nil)) }, mathWarnings: &mathWarnings)
-            let site = BuiltSite(files: [], model: model, warnings: warnings + mathWarnings, timings: timings)
-            return Result(site: site, files: [:], warnings: freshWarnings, renderedPages: rendered, changedPaths: nil)
-        }
-
-        // `blog serve`, an edit that kept the site's structure: patch the last build.
-        if !configChanged, !everything, !touches("static"), sameList, model.reusedStructure, previousPatch != nil,
-           let patched = try patch(&previousPatch!, model: model, stale: stale.map(\.path), config: config, theme: theme, lap: lap) {
-            let site = BuiltSite(files: patched.outputs, model: model, warnings: warnings, timings: timings)
-            return Result(site: site, files: patched.files, warnings: freshWarnings, renderedPages: patched.rendered,
-                          renderedPaths: patched.renderedPaths, changedPaths: patched.changed, patched: true)
-        }
-
+    /// The build into memory, each output reused from the cache while the fingerprint of its
+    /// inputs is the same. Leaves in the cache what the next build needs, a patch included.
+    private func inMemory(_ model: SiteModel, config: SiteConfig, theme: Theme, scope: ChangeScope, sink: MemorySink,
+                          timer: inout PhaseTimer) throws -> Result {
         let postVersions = postColumn(model.posts) { cache.contentCache[$0.pointee.sourcePath]?.version ?? 0 }
         let postSlugs = postColumn(model.posts) { $0.pointee.slug }
         let pageVersions = model.pages.map { cache.contentCache[$0.sourcePath]?.version ?? 0 }
-        // Pages and feeds, in a scope of their own: the renderer and feed writer hold the model with
-        // every post's HTML, and let go of it when the scope ends.
         let urls = URLBuilder(config: config)
-        var renderedPages = 0
-        var renderedPaths: [String] = []
-        do {
-            let keys = Fingerprints(model: model, postVersions: postVersions, pageVersions: pageVersions, epoch: cache.epoch)
-            let jobs = PageRenderer.jobs(model)
-            // One key and fingerprint per page, on all cores (a serve rebuild does this for every page).
-            var jobKeys: [(key: String, fingerprint: Int)] = WorkShare.map(count: jobs.count) { keys.key(for: jobs[$0]) }
-            var dirty: [Int] = []
-            for (index, entry) in jobKeys.enumerated() where cache.outputCache[entry.key]?.fingerprint != entry.fingerprint {
-                dirty.append(index)
-            }
-            // Only the list items the dirty pages show are built (all of them in a full build).
-            var needed: Set<Int>?
-            if dirty.count < jobs.count {
-                var indices = Set<Int>()
-                for index in dirty { indices.formUnion(PageRenderer.listedPosts(jobs[index], model: model)) }
-                needed = indices
-            }
-            let renderer = PageRenderer(model: model, theme: theme, summariesFor: needed, yearsTree: cache.archiveTree(model, keys: keys))
-            // The cache is patched in place: entries are checked by fingerprint, so a page rendered
-            // for inputs that are still current is valid even if a later step of this build fails.
-            var keysChanged = false
-            let rendered = try renderer.render(dirty.map { jobs[$0] })
-            renderedPaths = rendered.map(\.path)
-            for (n, index) in dirty.enumerated() {
-                cache.outputCache[jobKeys[index].key] = BuildCache.CachedOutput(fingerprint: jobKeys[index].fingerprint, files: [rendered[n]])
-            }
-            outputs.reserveCapacity(jobs.count + model.tags.count * 2 + 64)
-            for entry in jobKeys { outputs += cache.outputCache[entry.key]!.files }
-            var same = jobKeys.count == cache.lastPageKeys.count
-            if same { for (index, entry) in jobKeys.enumerated() where entry.key != cache.lastPageKeys[index] { same = false; break } }
-            if !same {
-                cache.lastPageKeys = jobKeys.map(\.key)
-                keysChanged = true
-            }
-            jobKeys = []
-            lap("render")
+        let keys = Fingerprints(model: model, postVersions: postVersions, pageVersions: pageVersions, epoch: cache.epoch)
+        let jobs = PageRenderer.jobs(model)
+        sink.reserve(jobs.count + model.tags.count * 2 + 64)
 
-            // Feeds: each is rebuilt only when an entry in it changed.
-            _ = renderer
-            let feeds = FeedWriter(model: model, urls: urls)
-            var feedRequests: [FeedWriter.Request] = []
-            var feedKeys: [String: Int] = [:]
-            feedKeys["feed:"] = keys.feedKey(indices: Array(model.posts.indices.prefix(config.feedLimit)), name: "", slug: "")
-            for tag in model.tags {
-                feedKeys["feed:" + tag.key] = keys.feedKey(indices: Array(tag.postIndices.prefix(config.feedLimit)), name: tag.name, slug: tag.slug)
-            }
-            if cache.outputCache["feed:"]?.fingerprint != feedKeys["feed:"] { feedRequests.append(.init(key: "feed:", tag: nil)) }
-            for tag in model.tags where cache.outputCache["feed:" + tag.key]?.fingerprint != feedKeys["feed:" + tag.key] {
-                feedRequests.append(.init(key: "feed:" + tag.key, tag: tag))
-            }
-            for (request, file) in zip(feedRequests, feeds.feeds(feedRequests)) {
-                cache.outputCache[request.key] = BuildCache.CachedOutput(fingerprint: feedKeys[request.key]!, files: [file])
-            }
-            let feedKeyList = ["feed:"] + model.tags.map({ "feed:" + $0.key })
-            for key in feedKeyList { outputs += cache.outputCache[key]!.files }
-            if keysChanged || feedKeyList != cache.lastFeedKeys {
-                // Pages or feeds that no longer exist leave the cache (the outputs cached
-                // after this point are kept; their fingerprints are checked there).
-                var live = Set(cache.lastPageKeys)
-                live.formUnion(feedKeyList)
-                live.formUnion(["json:tags", "json:posts", "sitemap"])
-                cache.outputCache = cache.outputCache.filter { live.contains($0.key) }
-                cache.lastFeedKeys = feedKeyList
-            }
-            lap("feeds")
-            renderedPages = dirty.count
+        // posts and lists: the pages whose fingerprint changed.
+        // One key and fingerprint per page, on all cores (a serve rebuild does this for every page).
+        let jobKeys: [(key: String, fingerprint: Int)] = WorkShare.map(count: jobs.count) { keys.key(for: jobs[$0]) }
+        let dirty = jobKeys.indices.filter { cache.outputCache[jobKeys[$0].key]?.fingerprint != jobKeys[$0].fingerprint }
+        // Only the list items the dirty pages show are built (all of them in a full build).
+        var needed: Set<Int>?
+        if dirty.count < jobs.count {
+            var indices = Set<Int>()
+            for index in dirty { indices.formUnion(PageRenderer.listedPosts(jobs[index], model: model)) }
+            needed = indices
         }
-        let indexes = IndexWriter(model: model, urls: urls)
-        // tags.json and posts.json: rebuilt only when what they list changed.
+        // The cache is patched in place: entries are checked by fingerprint, so a page rendered
+        // for inputs that are still current is valid even if a later step of this build fails.
+        let rendered = try PageRenderer(model: model, theme: theme, summariesFor: needed, yearsTree: cache.archiveTree(model, keys: keys))
+            .render(dirty.map { jobs[$0] })
+        for (n, index) in dirty.enumerated() {
+            cache.outputCache[jobKeys[index].key] = BuildCache.CachedOutput(fingerprint: jobKeys[index].fingerprint, files: [rendered[n]])
+        }
+        for entry in jobKeys { try sink.write(cache.outputCache[entry.key]!.files) }
+        let pageKeysChanged = cache.pageKeysChanged(jobKeys.lazy.map(\.key))
+        timer.lap("render")
+
+        // feeds: each made again only when an entry in it changed.
+        var feedRequests: [(request: FeedWriter.Request, fingerprint: Int)] = []
+        for request in FeedWriter.requests(model) {
+            let listed = Array(FeedWriter.listed(request.tag, in: model))
+            let fingerprint = keys.feedKey(indices: listed, name: request.tag?.name ?? "", slug: request.tag?.slug ?? "")
+            if cache.outputCache[request.key]?.fingerprint != fingerprint { feedRequests.append((request, fingerprint)) }
+        }
+        for (entry, file) in zip(feedRequests, Outputs.feeds(feedRequests.map(\.request), model: model, urls: urls)) {
+            cache.outputCache[entry.request.key] = BuildCache.CachedOutput(fingerprint: entry.fingerprint, files: [file])
+        }
+        let feedKeys = FeedWriter.requests(model).map(\.key)
+        for key in feedKeys { try sink.write(cache.outputCache[key]!.files) }
+        // Pages or feeds that no longer exist leave the cache.
+        cache.forgetGoneOutputs(pageKeysChanged: pageKeysChanged, feedKeys: feedKeys, others: ["json:tags", "json:posts", "sitemap"])
+        timer.lap("feeds")
+
+        // JSON indexes: tags.json and posts.json, made again only when what they list changed.
         let postIDs = postColumn(model.posts) { $0.pointee.id }
         let tagNames = model.tags.map(\.name)
         var tagsHasher = Hasher()
@@ -309,29 +200,22 @@ struct BuildPipeline {
             postsHasher.combine(version)
             for tag in model.postTags[index] { postsHasher.combine(tagNames[tag]) }
         }
+        let indexes = IndexWriter(model: model, urls: urls)
+        // Each post's object in posts.json, when made here (the patch state needs them).
         var postObjects: [[UInt8]]?
-        func postsJSON() -> OutputFile {
-            var objects: [[UInt8]] = []
-            defer { postObjects = objects }
-            return indexes.postsJSON(cache: &cache.postObjectCache, objects: &objects) { index in
+        try sink.write(cache.reuse("json:tags", fingerprint: tagsHasher.finalize()) { [Outputs.tagsJSON(indexes)] })
+        try sink.write(cache.reuse("json:posts", fingerprint: postsHasher.finalize()) {
+            let objects = indexes.postObjects(cache: &cache.postObjectCache) { index in
                 BuildCache.postObjectKey(epoch: cache.epoch, version: postVersions[index], slug: postSlugs[index],
-                                                 tags: model.postTags[index], tagNames: tagNames)
+                                         tags: model.postTags[index], tagNames: tagNames)
             }
-        }
-        for (key, fingerprint, make) in [("json:tags", tagsHasher.finalize(), indexes.tagsJSON), ("json:posts", postsHasher.finalize(), postsJSON)] {
-            let entry = cache.outputCache[key]?.fingerprint == fingerprint ? cache.outputCache[key]! : BuildCache.CachedOutput(fingerprint: fingerprint, files: [make()])
-            cache.outputCache[key] = entry
-            outputs += entry.files
-        }
-        lap("json")
-        var analyzed: [AnalyzedDocument] = []
-        let searchFiles = indexes.searchIndex(cache: &cache.searchCache, state: cache.searchState, analyzedOut: &analyzed) { index in
-            BuildCache.searchKey(version: postVersions[index], slug: postSlugs[index], tags: model.postTags[index], tagNames: tagNames)
-        }
-        outputs += searchFiles
-        lap("search")
-        let sitemaps = FeedWriter(model: model, urls: urls)
-        // The sitemap lists every page: made again only when a listed path or date may have changed.
+            postObjects = objects
+            return [Outputs.postsJSON(objects: objects)]
+        })
+        timer.lap("json")
+
+        // sitemap, with robots.txt, .nojekyll and the theme's assets: made again only when a listed
+        // path or date may have changed.
         var sitemapHasher = Hasher()
         sitemapHasher.combine(cache.epoch)
         model.posts.withUnsafeBufferPointer { posts in
@@ -343,54 +227,35 @@ struct BuildPipeline {
         }
         for (index, page) in model.pages.enumerated() { sitemapHasher.combine(page.path); sitemapHasher.combine(pageVersions[index]) }
         for tag in model.tags { sitemapHasher.combine(tag.slug) }
-        let sitemapKey = sitemapHasher.finalize()
-        let sitemapFiles: [OutputFile]
-        if let cached = cache.outputCache["sitemap"], cached.fingerprint == sitemapKey {
-            sitemapFiles = cached.files
-        } else {
-            sitemapFiles = sitemaps.sitemap(pagePaths: SiteBuilder.sitemapPaths(model: model, urls: urls))
-            cache.outputCache["sitemap"] = BuildCache.CachedOutput(fingerprint: sitemapKey, files: sitemapFiles)
-        }
-        outputs += BuildPipeline.rootFiles(sitemap: sitemapFiles, writer: sitemaps, theme: theme)
-        lap("sitemap")
+        try sink.write(cache.reuse("sitemap", fingerprint: sitemapHasher.finalize()) { Outputs.sitemap(model: model, urls: urls, theme: theme) })
+        timer.lap("sitemap")
 
-        if cache.staticCache == nil || touches("static") || everything {
-            cache.staticCache = try SiteBuilder.staticFiles(options.siteDirectory, config: config)
+        // search: each post analysed again only when it changed.
+        let analyzed = indexes.analyses(cache: &cache.searchCache) { index in
+            BuildCache.searchKey(version: postVersions[index], slug: postSlugs[index], tags: model.postTags[index], tagNames: tagNames)
+        }
+        let searchFiles = Outputs.searchIndex(analyzed, state: cache.searchState)
+        try sink.write(searchFiles)
+        timer.lap("search")
+
+        // static: static/'s files, read again only when something in static/ changed.
+        if cache.staticCache == nil || scope.touches("static") || scope.everything {
+            cache.staticCache = try Outputs.staticFiles(options.siteDirectory, config: config)
         }
         if !cache.staticCache!.isEmpty {
             let staticPaths = Set(cache.staticCache!.map(\.path))
-            let clashing = Set(outputs.lazy.map(\.path).filter { staticPaths.contains($0) })
-            try BuildPipeline.checkClashes(cache.staticCache!.filter { clashing.contains($0.path) })
+            try Outputs.checkClashes(cache.staticCache!, generated: Set(sink.outputs.lazy.map(\.path).filter { staticPaths.contains($0) }).contains)
         }
-        outputs += cache.staticCache!
-        var fileMap: [String: [UInt8]] = [:]
-        var changedPaths: Set<String>?
-        do {
-            cache.sortOutputs(&outputs)
-            (fileMap, changedPaths) = cache.patchFileMap(outputs)
-            // What the next rebuild needs to patch this one.
-            let sourcePaths = postColumn(model.posts) { $0.pointee.sourcePath }
-            if postObjects == nil {
-                // posts.json was reused: its objects are the cached ones (made with it).
-                postObjects = sourcePaths.map { cache.postObjectCache[$0]?.bytes ?? [] }
-            }
-            var postIndexByPath: [String: Int] = [:]
-            postIndexByPath.reserveCapacity(sourcePaths.count)
-            for (index, path) in sourcePaths.enumerated() { postIndexByPath[path] = index }
-            let searchIndices = searchFiles.map { cache.lastOutputIndex[$0.path] ?? -1 }
-            if !searchIndices.contains(-1) {
-                cache.patchState = BuildCache.PatchState(model: model, postVersions: postVersions, pageVersions: pageVersions,
-                                        postIndexByPath: postIndexByPath, sourcePaths: sourcePaths, slugs: postSlugs,
-                                        postObjects: postObjects!, analyzed: analyzed,
-                                        searchPaths: searchFiles.map(\.path), searchOutputIndices: searchIndices)
-            }
-        }
-        lap("static")
-        let site = BuiltSite(files: outputs, model: model, warnings: warnings, timings: timings)
-        return Result(site: site, files: fileMap, warnings: freshWarnings, renderedPages: renderedPages, renderedPaths: renderedPaths,
+        try sink.write(cache.staticCache!)
+        // The outputs by path, and what the next build needs to patch this one.
+        let (outputs, fileMap, changedPaths) = cache.publish(sink.take())
+        cache.keepPatchState(model: model, postVersions: postVersions, pageVersions: pageVersions, slugs: postSlugs,
+                             postObjects: postObjects, analyzed: analyzed, searchFiles: searchFiles)
+        timer.lap("static")
+        let site = BuiltSite(files: outputs, model: model, warnings: [], timings: [])
+        return Result(site: site, files: fileMap, warnings: [], renderedPages: dirty.count, renderedPaths: rendered.map(\.path),
                       changedPaths: changedPaths)
     }
-
 
     /// The one-shot build of `blog build`: every output goes to `sink` in batches as it is made and
     /// nothing is kept for a next build (no fingerprints, no caches). With `bodies`, each post's
@@ -406,9 +271,8 @@ struct BuildPipeline {
     /// `bodies`: the posts' bodies, in the model's order, when `loadFiles` left them unrendered
     /// (`PageRenderer.postPagesNeedOnlyOwnBody`); nil when every post has its body. Each is let go
     /// once rendered (the caller must hold no other reference to them).
-    func stream(_ model: inout SiteModel, bodies: inout [ContentLoader.PendingBody]?, loader: ContentLoader, config: SiteConfig,
-                        theme: Theme, sink: ([OutputFile]) throws -> Void,
-                        lap: (String) -> Void, record: (String, Double) -> Void, mathWarnings: inout [Diagnostic]) throws -> Int {
+    private func stream(_ model: inout SiteModel, bodies: inout [ContentLoader.PendingBody]?, loader: ContentLoader, config: SiteConfig,
+                        theme: Theme, sink: BuildSink, timer: inout PhaseTimer, mathWarnings: inout [Diagnostic]) throws -> Int {
         // static/'s files are listed first, so that only the outputs that could clash with one
         // are remembered (a set of all 15,700 paths of a 10,000-post site cost a hash each, for
         // sites that mostly have no static/ at all). A file added to static/ during the build
@@ -419,7 +283,7 @@ struct BuildPipeline {
             if !staticNames.isEmpty {
                 for file in files where staticNames.contains(file.path) { clashing.insert(file.path) }
             }
-            try sink(files)
+            try sink.write(files)
         }
         let urls = URLBuilder(config: config)
         let jobs = PageRenderer.jobs(model)
@@ -473,14 +337,14 @@ struct BuildPipeline {
                     // where no other feed needs it.
                     let (due, done) = feedSchedule.take(postsDone: range.upperBound)
                     if !due.isEmpty {
-                        try emit(FeedWriter(model: model, urls: urls, verbatimPosts: verbatim).feeds(due))
+                        try emit(Outputs.feeds(due, model: model, urls: urls, verbatim: verbatim))
                         for index in done { model.posts[index].content.html = "" }
                     }
                 }
             }
             renderer = renderer!.completed(model: model, summaries: summaries)
             rest = jobs.filter { if case .post = $0 { return false } else { return true } }[...]
-            lap("posts")
+            timer.lap("posts")
         }
         // The beside thread waits while a few batches of its files wait for this one, because
         // the feeds are made faster than this thread hands them on between its page batches and
@@ -489,22 +353,21 @@ struct BuildPipeline {
         defer { beside.cancelAndWait() }
         let requests = feedSchedule.remaining
         beside.start { model, put, lap in
-            let feeds = FeedWriter(model: model, urls: urls)
+            let verbatim = FeedWriter.PostFlags()
             // In batches of ten, so that the prepared entries are never all in memory at once (an
             // entry shared by two batches is prepared twice: the price of bounded memory, small now
             // that whether a post's HTML goes in as it is was found once per post).
             var start = 0
             while start < requests.count {
                 let end = min(requests.count, start + 10)
-                guard put(feeds.feeds(Array(requests[start..<end]))) else { return }
+                guard put(Outputs.feeds(Array(requests[start..<end]), model: model, urls: urls, verbatim: verbatim)) else { return }
                 start = end
             }
             lap("+feeds")
             let indexes = IndexWriter(model: model, urls: urls)
-            guard put([indexes.tagsJSON(), indexes.postsJSON()]) else { return }
+            guard put([Outputs.tagsJSON(indexes), Outputs.postsJSON(objects: indexes.postObjects())]) else { return }
             lap("+json")
-            _ = put(BuildPipeline.rootFiles(sitemap: feeds.sitemap(pagePaths: SiteBuilder.sitemapPaths(model: model, urls: urls)),
-                                                 writer: feeds, theme: theme))
+            _ = put(Outputs.sitemap(model: model, urls: urls, theme: theme))
             lap("+sitemap")
         }
         // Small batches of pages, handed on while the workers go on with the next
@@ -516,8 +379,8 @@ struct BuildPipeline {
         }
         renderer = nil
         while let files = beside.next() { try emit(files) }
-        lap("render")
-        for (phase, seconds) in beside.timings { record(phase, seconds) }
+        timer.lap("render")
+        for (phase, seconds) in beside.timings { timer.record(phase, seconds) }
 
         // The posts' HTML goes now (and, without `bodies`, each post's plain and code text once
         // the search has analysed it): the search's allocations reuse that memory where malloc
@@ -536,29 +399,165 @@ struct BuildPipeline {
         } else {
             let texts = PostTexts(taking: &model.posts)
             let searchState = SearchIndexState(releasingAnalyses: true)
-            try emit(IndexWriter(model: model, urls: urls).searchIndex(state: searchState, texts: texts))
+            try emit(Outputs.searchIndex(IndexWriter(model: model, urls: urls).analyses(texts: texts), state: searchState))
             garbage = Unmanaged.passRetained(searchState)
         }
         // Once the scope above has let go, that retain is the index's last owner, so the release
         // below is the one that frees it.
         if let garbage { DispatchQueue.global(qos: .utility).async { garbage.release() } }
-        lap("search")
-        let staticFiles = try SiteBuilder.staticFiles(options.siteDirectory, config: config)
-        try BuildPipeline.checkClashes(staticFiles.filter { clashing.contains($0.path) })
+        timer.lap("search")
+        let staticFiles = try Outputs.staticFiles(options.siteDirectory, config: config)
+        try Outputs.checkClashes(staticFiles, generated: clashing.contains)
         try emit(staticFiles)
-        lap("static")
+        timer.lap("static")
         return jobs.count
     }
+}
 
-    /// The sitemap files with what sits beside them at the root: robots.txt, .nojekyll and the theme's assets.
-    static func rootFiles(sitemap: [OutputFile], writer: FeedWriter, theme: Theme) -> [OutputFile] {
-        sitemap + [writer.robots(), OutputFile(path: ".nojekyll", bytes: [])] + theme.assets.map { OutputFile(path: $0.path, bytes: $0.bytes) }
+/// Each output's one maker, whichever way the build runs (streaming, in memory or patching).
+enum Outputs {
+    /// Atom feeds: the site's (a request without a tag) and each tag's. `verbatim` remembers, across
+    /// calls for the same posts, which posts' HTML goes into a feed as it is.
+    static func feeds(_ requests: [FeedWriter.Request], model: SiteModel, urls: URLBuilder,
+                      verbatim: FeedWriter.PostFlags = FeedWriter.PostFlags()) -> [OutputFile] {
+        FeedWriter(model: model, urls: urls, verbatimPosts: verbatim).feeds(requests)
+    }
+
+    /// tags.json: each tag with its URL and the ids of its posts.
+    static func tagsJSON(_ indexes: IndexWriter) -> OutputFile {
+        indexes.tagsJSON()
+    }
+
+    /// posts.json from each post's object (`IndexWriter.postObject`), in the model's order.
+    static func postsJSON(objects: [[UInt8]]) -> OutputFile {
+        IndexWriter.postsJSON(objects: objects)
+    }
+
+    /// sitemap.xml and what sits beside it at the root: robots.txt, .nojekyll and the theme's assets.
+    static func sitemap(model: SiteModel, urls: URLBuilder, theme: Theme) -> [OutputFile] {
+        let writer = FeedWriter(model: model, urls: urls)
+        return writer.sitemap(pagePaths: sitemapPaths(model: model, urls: urls)) + [writer.robots(), OutputFile(path: ".nojekyll", bytes: [])]
+            + theme.assets.map { OutputFile(path: $0.path, bytes: $0.bytes) }
+    }
+
+    /// The HTML pages for the sitemap, with their last modification where known.
+    static func sitemapPaths(model: SiteModel, urls: URLBuilder) -> [(path: String, lastmod: String?)] {
+        var pagePaths: [(path: String, lastmod: String?)] = []
+        let lastmod = model.posts.first.map { ($0.updated ?? $0.date).iso8601 }
+        pagePaths.append((urls.path(""), lastmod))
+        for post in model.posts { pagePaths.append((urls.post(post.slug), (post.updated ?? post.date).iso8601)) }
+        for page in model.pages { pagePaths.append((urls.path(Slug.percentEncodePath(page.path) + "/"), nil)) }
+        pagePaths.append((urls.path("tags/"), lastmod))
+        for tag in model.tags { pagePaths.append((urls.tag(tag.slug), nil)) }
+        pagePaths.append((urls.path("archive/"), lastmod))
+        return pagePaths
+    }
+
+    /// The search index's files from each post's analysis, in the model's order. (`blog build`
+    /// hands the analyses to a `SearchIndexStream` as the posts are made instead, which writes the
+    /// same files through the same `SearchIndexState`.)
+    static func searchIndex(_ analyzed: [AnalyzedDocument], state: SearchIndexState) -> [OutputFile] {
+        state.update(analyzed).map { OutputFile(path: $0.path, bytes: $0.bytes) }
+    }
+
+    /// `static/` copied as is (dotfiles left out), listed under `SiteFiles`' rules.
+    static func staticFiles(_ siteDirectory: URL, config: SiteConfig) throws -> [OutputFile] {
+        let root = siteDirectory.appendingPathComponent("static")
+        var files: [OutputFile] = []
+        var errors: [Diagnostic] = []
+        for relative in try config.siteFiles(siteDirectory).files(under: "static") {
+            do {
+                files.append(OutputFile(path: relative, bytes: try SourceText.readBytes(root.appendingPathComponent(relative).path)))
+            } catch {
+                errors.append(.error("cannot read the file: \(SourceText.reason(error))", at: SourceLocation(file: "static/\(relative)")))
+            }
+        }
+        if !errors.isEmpty { throw DiagnosticList(errors) }
+        return files
     }
 
     /// Throws when a file of static/ has the path of a generated one.
-    static func checkClashes(_ clashes: [OutputFile]) throws {
+    static func checkClashes(_ staticFiles: [OutputFile], generated: (String) -> Bool) throws {
+        let clashes = staticFiles.filter { generated($0.path) }
         if !clashes.isEmpty {
             throw DiagnosticList(clashes.map { .error("static/\($0.path) has the same path as a generated file; rename it", at: SourceLocation(file: "static/\($0.path)")) })
         }
+    }
+}
+
+/// Where a build's outputs go, in batches as they are made.
+public protocol BuildSink: AnyObject {
+    /// Takes a batch of outputs. Throws to stop the build (a write error).
+    func write(_ files: [OutputFile]) throws
+}
+
+/// `blog build`: each batch goes to the output folder's transaction as it is made.
+extension OutputWriter.Transaction: BuildSink {
+    public func write(_ files: [OutputFile]) throws { try add(files) }
+}
+
+/// Each batch handed to a function and kept by none (the tests' stand-in for an output folder).
+final class StreamingSink: BuildSink {
+    let handler: ([OutputFile]) throws -> Void
+    init(_ handler: @escaping ([OutputFile]) throws -> Void) { self.handler = handler }
+    func write(_ files: [OutputFile]) throws { try handler(files) }
+}
+
+/// `blog serve` and the tests: every output kept in memory, to be served or read by path.
+final class MemorySink: BuildSink {
+    private(set) var outputs: [OutputFile] = []
+    func write(_ files: [OutputFile]) throws { outputs += files }
+    func reserve(_ count: Int) { outputs.reserveCapacity(count) }
+    /// The outputs written so far, leaving none.
+    func take() -> [OutputFile] {
+        defer { outputs = [] }
+        return outputs
+    }
+}
+
+/// What changed since the last build, as the watcher reported it (absolute paths).
+struct ChangeScope {
+    let changed: Set<String>
+    /// The site folder's absolute path.
+    let root: String
+    /// blog.yml, a theme, layouts/ or the favicon changed (or nothing is loaded yet).
+    let configChanged: Bool
+    /// A rescan (the watcher lost track) shows up as the site folder itself.
+    let everything: Bool
+
+    init(changed: Set<String>, root: String, configLoaded: Bool) {
+        self.changed = changed
+        self.root = root
+        everything = changed.contains(root)
+        // Every page links the favicon, which a file in static/ replaces (see `Theme.favicon`).
+        configChanged = !configLoaded || ["blog.yml", "themes", "layouts"].contains { prefix in
+            changed.contains { $0 == root + "/" + prefix || $0.hasPrefix(root + "/" + prefix + "/") }
+        } || changed.contains { $0.hasPrefix(root + "/static/favicon.") }
+    }
+
+    /// Whether the file or folder `prefix` (relative to the site) or something in it changed.
+    func touches(_ prefix: String) -> Bool {
+        changed.contains { $0 == root + "/" + prefix || $0.hasPrefix(root + "/" + prefix + "/") }
+    }
+}
+
+/// The `--timings` laps: each step's wall seconds and the process's CPU seconds meanwhile.
+struct PhaseTimer {
+    private(set) var timings: [(phase: String, seconds: Double, cpuSeconds: Double?)] = []
+    private var clock = Date()
+    private var cpuClock = ProcessClock.cpuSeconds()
+
+    /// Ends the step `phase` now.
+    mutating func lap(_ phase: String) {
+        let now = Date()
+        let cpu = ProcessClock.cpuSeconds()
+        timings.append((phase, now.timeIntervalSince(clock), cpu - cpuClock))
+        clock = now
+        cpuClock = cpu
+    }
+
+    /// A step that ran beside another (its CPU time is part of that one's).
+    mutating func record(_ phase: String, _ seconds: Double) {
+        timings.append((phase, seconds, nil))
     }
 }

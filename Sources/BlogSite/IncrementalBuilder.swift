@@ -37,14 +37,10 @@ public final class IncrementalBuilder: @unchecked Sendable {
         public var patched = false
     }
 
-    /// Builds, reusing what is still valid. `changed` holds absolute paths that changed since the last
-    /// call (empty: check every file's stamp). Throws the build's errors; the cache keeps the last good state.
-    ///
-    /// With a `sink`, the build streams: outputs are handed to the sink in batches as they are made
-    /// and not kept (the returned site has no files, and nothing is cached for a next build). This
-    /// is how `blog build` writes a large site without holding all of it in memory.
-    public func rebuild(changed: Set<String> = [], console: Console? = nil,
-                        sink: (([OutputFile]) throws -> Void)? = nil) throws -> Result {
-        try BuildPipeline(options: options, cache: cache).run(changed: changed, console: console, sink: sink)
+    /// Builds into memory, reusing what is still valid. `changed` holds absolute paths that changed
+    /// since the last call (empty: check every file's stamp). Throws the build's errors; the cache
+    /// keeps the last good state.
+    public func rebuild(changed: Set<String> = [], console: Console? = nil) throws -> Result {
+        try BuildPipeline(options: options, cache: cache).run(changed: changed, console: console, sink: MemorySink())
     }
 }

@@ -46,9 +46,9 @@ struct IndexWriter {
         return OutputFile(path: "tags.json", bytes: json.bytes)
     }
 
-    /// posts.json without a cache (a one-shot build): the objects are made on all cores.
-    func postsJSON() -> OutputFile {
-        IndexWriter.postsJSON(objects: WorkShare.map(count: model.posts.count) { postObject($0) })
+    /// Each post's object in posts.json, in model order, with no cache (a one-shot build): made on all cores.
+    func postObjects() -> [[UInt8]] {
+        WorkShare.map(count: model.posts.count) { postObject($0) }
     }
 
     /// The object of one post in posts.json.
@@ -68,11 +68,10 @@ struct IndexWriter {
         return json.bytes
     }
 
-    /// posts.json, reusing each post's object from `cache` (keyed by source path) while
-    /// `key(index)` stays the same; `objects` gets each post's object in model order (for patching
-    /// the file later).
-    func postsJSON(cache: inout [String: (key: Int, bytes: [UInt8])], objects: inout [[UInt8]], key: (Int) -> Int) -> OutputFile {
-        objects = []
+    /// Each post's object in posts.json, in model order, reusing the object in `cache` (keyed by
+    /// source path) while `key(index)` stays the same.
+    func postObjects(cache: inout [String: (key: Int, bytes: [UInt8])], key: (Int) -> Int) -> [[UInt8]] {
+        var objects: [[UInt8]] = []
         objects.reserveCapacity(model.posts.count)
         // The cache is patched in place (a rebuild after one edit touches one entry).
         for index in model.posts.indices {
@@ -91,7 +90,7 @@ struct IndexWriter {
             let live = Set(sourcePaths)
             cache = cache.filter { live.contains($0.key) }
         }
-        return IndexWriter.postsJSON(objects: objects)
+        return objects
     }
 
     /// posts.json from each post's object, in model order.
@@ -118,24 +117,20 @@ struct IndexWriter {
         SearchDocumentMaker.document(model.posts[index], tags: model.postTags[index].map { model.tags[$0].name }, urls: urls)
     }
 
-    /// The search index of a build that keeps nothing for the next one (`blog build`): every post
-    /// analysed, with no cache to fill. The same files as `searchIndex(cache:…)`. The posts' plain
-    /// and code texts come from `texts` (moved out of the model), each freed once analysed.
-    func searchIndex(state: SearchIndexState, texts: PostTexts) -> [OutputFile] {
-        let analyzed = SearchIndexBuilder.analyzeAll(count: model.posts.count, keepsText: false) { index in
+    /// Each post's search analysis, in model order, in a build that keeps nothing for the next one
+    /// (`blog build`): every post analysed, with no cache to fill. The posts' plain and code texts
+    /// come from `texts` (moved out of the model), each freed once analysed.
+    func analyses(texts: PostTexts) -> [AnalyzedDocument] {
+        SearchIndexBuilder.analyzeAll(count: model.posts.count, keepsText: false) { index in
             var document = searchDocument(index)
             (document.body, document.code) = texts.take(index)
             return document
         }
-        return state.update(analyzed).map { OutputFile(path: $0.path, bytes: $0.bytes) }
     }
 
-    /// The search index. `cache` keeps each post's analysis between builds (keyed by source path);
-    /// a post is analysed again only when `key(index)` changes.
-    /// `state` keeps the index between builds and patches it for the changed posts; `analyzedOut`
-    /// gets each post's analysis in model order (for patching the index later).
-    func searchIndex(cache: inout [String: (key: Int, analyzed: AnalyzedDocument)], state: SearchIndexState,
-                     analyzedOut: inout [AnalyzedDocument], key: (Int) -> Int) -> [OutputFile] {
+    /// Each post's search analysis, in model order. `cache` keeps each post's analysis between
+    /// builds (keyed by source path); a post is analysed again only when `key(index)` changes.
+    func analyses(cache: inout [String: (key: Int, analyzed: AnalyzedDocument)], key: (Int) -> Int) -> [AnalyzedDocument] {
         var analyzed: [AnalyzedDocument?] = []
         analyzed.reserveCapacity(model.posts.count)
         var keys: [Int] = []
@@ -161,8 +156,7 @@ struct IndexWriter {
             let live = Set(sourcePaths)
             cache = cache.filter { live.contains($0.key) }
         }
-        analyzedOut = analyzed.map { $0! }
-        return state.update(analyzedOut).map { OutputFile(path: $0.path, bytes: $0.bytes) }
+        return analyzed.map { $0! }
     }
 }
 

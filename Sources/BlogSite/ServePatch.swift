@@ -28,7 +28,7 @@ extension BuildPipeline {
     /// alternate. Returns nil, having changed nothing a full rebuild relies on, when the edit is not
     /// of that kind.
     func patch(_ state: inout BuildCache.PatchState, model: SiteModel, stale: [String], config: SiteConfig, theme: Theme,
-                       lap: (String) -> Void) throws -> Patched? {
+                       timer: inout PhaseTimer) throws -> Patched? {
         var changedPosts: [Int] = []
         for path in stale {
             // A page, a draft or a post dated in the future: the full rebuild.
@@ -92,7 +92,7 @@ extension BuildPipeline {
             cache.outputCache[entry.key] = BuildCache.CachedOutput(fingerprint: entry.fingerprint, files: [rendered[n]])
         }
         var made = rendered
-        lap("render")
+        timer.lap("render")
 
         // The feeds a changed post is in.
         let limit = config.feedLimit
@@ -110,12 +110,12 @@ extension BuildPipeline {
             let fingerprint = keys.feedKey(indices: Array(tag.postIndices.prefix(limit)), name: tag.name, slug: tag.slug)
             if cache.outputCache["feed:" + tag.key]?.fingerprint != fingerprint { requests.append((.init(key: "feed:" + tag.key, tag: tag), fingerprint)) }
         }
-        let feeds = FeedWriter(model: model, urls: urls).feeds(requests.map(\.request))
+        let feeds = Outputs.feeds(requests.map(\.request), model: model, urls: urls)
         for (entry, file) in zip(requests, feeds) {
             cache.outputCache[entry.request.key] = BuildCache.CachedOutput(fingerprint: entry.fingerprint, files: [file])
         }
         made += feeds
-        lap("feeds")
+        timer.lap("feeds")
 
         // posts.json: the changed objects replaced. (tags.json lists names, slugs and ids: unchanged.)
         let indexes = IndexWriter(model: model, urls: urls, sourcePaths: state.sourcePaths)
@@ -130,8 +130,8 @@ extension BuildPipeline {
         }
         // posts.json's fingerprint covers every post: a full rebuild makes the file again (from the cached objects).
         cache.outputCache["json:posts"] = nil
-        made.append(IndexWriter.postsJSON(objects: postObjects))
-        lap("json")
+        made.append(Outputs.postsJSON(objects: postObjects))
+        timer.lap("json")
 
         // The search index, patched for the changed posts.
         var analyzed = state.analyzed
@@ -150,11 +150,11 @@ extension BuildPipeline {
             analyzed[entry.index] = fresh[n]
             cache.searchCache[state.sourcePaths[entry.index]] = (entry.key, fresh[n])
         }
-        let searchFiles = cache.searchState.update(analyzed)
+        let searchFiles = Outputs.searchIndex(analyzed, state: cache.searchState)
         // A shard may have been added or removed (an edit moves shard boundaries in its run).
         let sameSearchPaths = searchFiles.count == state.searchPaths.count
             && zip(searchFiles, state.searchPaths).allSatisfy({ $0.path == $1 })
-        lap("search")
+        timer.lap("search")
 
         // The outputs of the last build, with the files made here put in.
         var positions: [Int] = []
@@ -209,7 +209,7 @@ extension BuildPipeline {
         state.postObjects = postObjects
         state.analyzed = analyzed
         cache.patchState = state
-        lap("static")
+        timer.lap("static")
         return Patched(outputs: outputs, files: files, changed: changed, rendered: dirty.count, renderedPaths: rendered.map(\.path))
     }
 }

@@ -40,46 +40,23 @@ public struct BuiltSite: Sendable {
     public var timings: [(phase: String, seconds: Double, cpuSeconds: Double?)]
 }
 
-/// The build, in the order it runs: config → theme → content → assemble → render → feeds and
-/// indexes → static files. (`IncrementalBuilder` holds the steps; this is its one-shot form.)
+/// One build with nothing kept for a next one (`blog build`, `blog check`, the tests). The steps
+/// are `BuildPipeline`'s.
 public enum SiteBuilder {
+    /// Builds into memory: the returned site has every output.
     public static func build(_ options: BuildOptions, console: Console?) throws -> BuiltSite {
         try IncrementalBuilder(options: options).rebuild(console: console).site
     }
 
-    /// Builds and hands the outputs to `sink` in batches as they are made, keeping none of them
+    /// Builds and writes the outputs into `sink` in batches as they are made, keeping none of them
     /// (the returned site has no files). Throws the build's errors or the sink's.
+    public static func build(_ options: BuildOptions, console: Console?, into sink: BuildSink) throws -> BuiltSite {
+        try BuildPipeline(options: options, cache: BuildCache()).run(changed: [], console: console, sink: sink).site
+    }
+
+    /// As `build(_:console:into:)`, handing each batch to `sink`.
     public static func build(_ options: BuildOptions, console: Console?, sink: @escaping ([OutputFile]) throws -> Void) throws -> BuiltSite {
-        try IncrementalBuilder(options: options).rebuild(console: console, sink: sink).site
-    }
-
-    /// The HTML pages for the sitemap, with their last modification where known.
-    static func sitemapPaths(model: SiteModel, urls: URLBuilder) -> [(path: String, lastmod: String?)] {
-        var pagePaths: [(path: String, lastmod: String?)] = []
-        let lastmod = model.posts.first.map { ($0.updated ?? $0.date).iso8601 }
-        pagePaths.append((urls.path(""), lastmod))
-        for post in model.posts { pagePaths.append((urls.post(post.slug), (post.updated ?? post.date).iso8601)) }
-        for page in model.pages { pagePaths.append((urls.path(Slug.percentEncodePath(page.path) + "/"), nil)) }
-        pagePaths.append((urls.path("tags/"), lastmod))
-        for tag in model.tags { pagePaths.append((urls.tag(tag.slug), nil)) }
-        pagePaths.append((urls.path("archive/"), lastmod))
-        return pagePaths
-    }
-
-    /// `static/` copied as is (dotfiles left out), listed under `SiteFiles`' rules.
-    static func staticFiles(_ siteDirectory: URL, config: SiteConfig) throws -> [OutputFile] {
-        let root = siteDirectory.appendingPathComponent("static")
-        var files: [OutputFile] = []
-        var errors: [Diagnostic] = []
-        for relative in try config.siteFiles(siteDirectory).files(under: "static") {
-            do {
-                files.append(OutputFile(path: relative, bytes: try SourceText.readBytes(root.appendingPathComponent(relative).path)))
-            } catch {
-                errors.append(.error("cannot read the file: \(SourceText.reason(error))", at: SourceLocation(file: "static/\(relative)")))
-            }
-        }
-        if !errors.isEmpty { throw DiagnosticList(errors) }
-        return files
+        try build(options, console: console, into: StreamingSink(sink))
     }
 }
 

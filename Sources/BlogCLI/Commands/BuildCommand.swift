@@ -71,7 +71,7 @@ enum BuildCommand: BlogCommand {
         let commitStarted: Date
         let commitCPU: Double
         do {
-            site = try SiteBuilder.build(options, console: context.console) { files in try transaction.add(files) }
+            site = try SiteBuilder.build(options, console: context.console, into: transaction)
             stamp.due = site.model.nextDue
             commitStarted = Date()
             commitCPU = ProcessClock.cpuSeconds()
