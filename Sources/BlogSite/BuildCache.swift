@@ -325,12 +325,53 @@ struct Fingerprints {
         return (key, hasher.finalize())
     }
 
-    func feedKey(indices: [Int], name: String, slug: String) -> Int {
+    /// A feed's fingerprint: the posts it lists, and its tag's name and slug.
+    func feed(_ request: FeedWriter.Request) -> Int {
         var hasher = Hasher()
         hasher.combine(epoch)
-        hasher.combine(name)
-        hasher.combine(slug)
-        hashPosts(&hasher, indices)
+        hasher.combine(request.tag?.name ?? "")
+        hasher.combine(request.tag?.slug ?? "")
+        hashPosts(&hasher, FeedWriter.listed(request.tag, in: model))
+        return hasher.finalize()
+    }
+
+    /// tags.json's fingerprint: each tag's name, slug and posts.
+    func tagsIndex() -> Int {
+        let postIDs = postColumn(model.posts) { $0.pointee.id }
+        var hasher = Hasher()
+        hasher.combine(epoch)
+        for tag in model.tags {
+            hasher.combine(tag.name)
+            hasher.combine(tag.slug)
+            for index in tag.postIndices { hasher.combine(postIDs[index]) }
+        }
+        return hasher.finalize()
+    }
+
+    /// posts.json's fingerprint: each post's version and tags.
+    func postsIndex(tagNames: [String]) -> Int {
+        var hasher = Hasher()
+        hasher.combine(epoch)
+        for (index, version) in postVersions.enumerated() {
+            hasher.combine(version)
+            for tag in model.postTags[index] { hasher.combine(tagNames[tag]) }
+        }
+        return hasher.finalize()
+    }
+
+    /// The sitemap's fingerprint: every path it lists and each post's dates.
+    func sitemap() -> Int {
+        var hasher = Hasher()
+        hasher.combine(epoch)
+        model.posts.withUnsafeBufferPointer { posts in
+            guard let base = posts.baseAddress else { return }
+            for index in 0..<posts.count {
+                let post = base + index
+                hasher.combine(slugs[index]); hasher.combine(post.pointee.date); hasher.combine(post.pointee.updated)
+            }
+        }
+        for (index, page) in model.pages.enumerated() { hasher.combine(page.path); hasher.combine(pageVersions[index]) }
+        for tag in model.tags { hasher.combine(tag.slug) }
         return hasher.finalize()
     }
 }

@@ -169,42 +169,24 @@ struct BuildPipeline {
         timer.lap("render")
 
         // feeds: each made again only when an entry in it changed.
-        var feedRequests: [(request: FeedWriter.Request, fingerprint: Int)] = []
-        for request in FeedWriter.requests(model) {
-            let listed = Array(FeedWriter.listed(request.tag, in: model))
-            let fingerprint = keys.feedKey(indices: listed, name: request.tag?.name ?? "", slug: request.tag?.slug ?? "")
-            if cache.outputCache[request.key]?.fingerprint != fingerprint { feedRequests.append((request, fingerprint)) }
+        let feedRequests = FeedWriter.requests(model)
+        let feedKeys = feedRequests.map { keys.feed($0) }
+        let staleFeeds = feedRequests.indices.filter { cache.outputCache[feedRequests[$0].key]?.fingerprint != feedKeys[$0] }
+        for (n, file) in Outputs.feeds(staleFeeds.map { feedRequests[$0] }, model: model, urls: urls).enumerated() {
+            cache.outputCache[feedRequests[staleFeeds[n]].key] = BuildCache.CachedOutput(fingerprint: feedKeys[staleFeeds[n]], files: [file])
         }
-        for (entry, file) in zip(feedRequests, Outputs.feeds(feedRequests.map(\.request), model: model, urls: urls)) {
-            cache.outputCache[entry.request.key] = BuildCache.CachedOutput(fingerprint: entry.fingerprint, files: [file])
-        }
-        let feedKeys = FeedWriter.requests(model).map(\.key)
-        for key in feedKeys { try sink.write(cache.outputCache[key]!.files) }
+        for request in feedRequests { try sink.write(cache.outputCache[request.key]!.files) }
         // Pages or feeds that no longer exist leave the cache.
-        cache.forgetGoneOutputs(pageKeysChanged: pageKeysChanged, feedKeys: feedKeys, others: ["json:tags", "json:posts", "sitemap"])
+        cache.forgetGoneOutputs(pageKeysChanged: pageKeysChanged, feedKeys: feedRequests.map(\.key), others: ["json:tags", "json:posts", "sitemap"])
         timer.lap("feeds")
 
         // JSON indexes: tags.json and posts.json, made again only when what they list changed.
-        let postIDs = postColumn(model.posts) { $0.pointee.id }
         let tagNames = model.tags.map(\.name)
-        var tagsHasher = Hasher()
-        tagsHasher.combine(cache.epoch)
-        for tag in model.tags {
-            tagsHasher.combine(tag.name)
-            tagsHasher.combine(tag.slug)
-            for index in tag.postIndices { tagsHasher.combine(postIDs[index]) }
-        }
-        var postsHasher = Hasher()
-        postsHasher.combine(cache.epoch)
-        for (index, version) in postVersions.enumerated() {
-            postsHasher.combine(version)
-            for tag in model.postTags[index] { postsHasher.combine(tagNames[tag]) }
-        }
         let indexes = IndexWriter(model: model, urls: urls)
         // Each post's object in posts.json, when made here (the patch state needs them).
         var postObjects: [[UInt8]]?
-        try sink.write(cache.reuse("json:tags", fingerprint: tagsHasher.finalize()) { [Outputs.tagsJSON(indexes)] })
-        try sink.write(cache.reuse("json:posts", fingerprint: postsHasher.finalize()) {
+        try sink.write(cache.reuse("json:tags", fingerprint: keys.tagsIndex()) { [Outputs.tagsJSON(indexes)] })
+        try sink.write(cache.reuse("json:posts", fingerprint: keys.postsIndex(tagNames: tagNames)) {
             let objects = indexes.postObjects(cache: &cache.postObjectCache) { index in
                 BuildCache.postObjectKey(epoch: cache.epoch, version: postVersions[index], slug: postSlugs[index],
                                          tags: model.postTags[index], tagNames: tagNames)
@@ -216,18 +198,7 @@ struct BuildPipeline {
 
         // sitemap, with robots.txt, .nojekyll and the theme's assets: made again only when a listed
         // path or date may have changed.
-        var sitemapHasher = Hasher()
-        sitemapHasher.combine(cache.epoch)
-        model.posts.withUnsafeBufferPointer { posts in
-            guard let base = posts.baseAddress else { return }
-            for index in 0..<posts.count {
-                let post = base + index
-                sitemapHasher.combine(postSlugs[index]); sitemapHasher.combine(post.pointee.date); sitemapHasher.combine(post.pointee.updated)
-            }
-        }
-        for (index, page) in model.pages.enumerated() { sitemapHasher.combine(page.path); sitemapHasher.combine(pageVersions[index]) }
-        for tag in model.tags { sitemapHasher.combine(tag.slug) }
-        try sink.write(cache.reuse("sitemap", fingerprint: sitemapHasher.finalize()) { Outputs.sitemap(model: model, urls: urls, theme: theme) })
+        try sink.write(cache.reuse("sitemap", fingerprint: keys.sitemap()) { Outputs.sitemap(model: model, urls: urls, theme: theme) })
         timer.lap("sitemap")
 
         // search: each post analysed again only when it changed.

@@ -98,8 +98,9 @@ extension BuildPipeline {
         let limit = config.feedLimit
         var requests: [(request: FeedWriter.Request, fingerprint: Int)] = []
         if changedPosts.contains(where: { $0 < limit }) {
-            let fingerprint = keys.feedKey(indices: Array(model.posts.indices.prefix(limit)), name: "", slug: "")
-            if cache.outputCache["feed:"]?.fingerprint != fingerprint { requests.append((.init(key: "feed:", tag: nil), fingerprint)) }
+            let request = FeedWriter.Request(key: "feed:", tag: nil)
+            let fingerprint = keys.feed(request)
+            if cache.outputCache["feed:"]?.fingerprint != fingerprint { requests.append((request, fingerprint)) }
         }
         var feedTags = Set<Int>()
         for index in changedPosts {
@@ -107,8 +108,9 @@ extension BuildPipeline {
         }
         for tagIndex in feedTags.sorted() {
             let tag = model.tags[tagIndex]
-            let fingerprint = keys.feedKey(indices: Array(tag.postIndices.prefix(limit)), name: tag.name, slug: tag.slug)
-            if cache.outputCache["feed:" + tag.key]?.fingerprint != fingerprint { requests.append((.init(key: "feed:" + tag.key, tag: tag), fingerprint)) }
+            let request = FeedWriter.Request(key: "feed:" + tag.key, tag: tag)
+            let fingerprint = keys.feed(request)
+            if cache.outputCache[request.key]?.fingerprint != fingerprint { requests.append((request, fingerprint)) }
         }
         let feeds = Outputs.feeds(requests.map(\.request), model: model, urls: urls)
         for (entry, file) in zip(requests, feeds) {
