@@ -94,7 +94,7 @@ public struct ContentLoader {
     /// Loads the given files (paths relative to the site folder) on all cores, in order. With
     /// `deferringPostBodies`, posts are loaded with an empty body and their Markdown is kept in
     /// `LoadedFile.pendingBody` instead (nothing in a body can make a file fail to load): `blog
-    /// build` renders each body later, beside the post's page (see `IncrementalBuilder.stream`).
+    /// build` renders each body later, beside the post's page (see `BuildPipeline.stream`).
     public func loadFiles(_ files: [String], deferringPostBodies: Bool = false) -> [LoadedFile] {
         let renderer = markdownRenderer()
         let root = folderPath

@@ -107,8 +107,6 @@ struct BuildPipeline {
             return Result(site: site, files: patched.files, warnings: freshWarnings, renderedPages: patched.rendered,
                           renderedPaths: patched.renderedPaths, changedPaths: patched.changed, patched: true)
         }
-        read = BuildCache.ContentRead()
-        content = ContentSet(posts: [], pages: [], warnings: [])
         var result = try inMemory(model, config: config, theme: theme, scope: scope, sink: memory, timer: &timer)
         result.site = BuiltSite(files: result.site.files, model: model, warnings: warnings, timings: timer.timings)
         result.warnings = freshWarnings

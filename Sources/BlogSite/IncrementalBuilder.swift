@@ -9,7 +9,8 @@ import Foundation
 /// whose inputs changed (its neighbours, the list pages that show it, its tags, its archives, the
 /// feeds it is in). A change to blog.yml, a theme or layouts/ rebuilds everything.
 ///
-/// `blog build` runs it once; `blog serve` keeps one for the whole session.
+/// `blog serve` keeps one for the whole session: each rebuild runs `BuildPipeline` into memory,
+/// consulting the session's `BuildCache`.
 public final class IncrementalBuilder: @unchecked Sendable {
     public let options: BuildOptions
     /// What the builds of this session keep for the next.
