@@ -265,6 +265,33 @@ final class BuildTests: XCTestCase {
         XCTAssertTrue(site.timings.allSatisfy { $0.seconds >= 0 })
     }
 
+    func testInMemoryBuildReportsItsStepsInRunOrder() throws {
+        let site = try SiteBuilder.build(BuildOptions(siteDirectory: try Fixtures.copy("basic"), now: Fixtures.now), console: nil)
+        XCTAssertEqual(site.timings.map(\.phase), ["theme", "content", "assemble", "render", "feeds", "json", "sitemap", "search", "static"])
+    }
+
+    /// A sink of the caller's, as `blog build` passes its output folder's transaction.
+    final class CountingSink: BuildSink {
+        var files: [OutputFile] = []
+        var batches = 0
+        func write(_ files: [OutputFile]) throws {
+            self.files += files
+            batches += 1
+        }
+    }
+
+    func testBuildIntoACallersSinkStreamsTheInMemoryBuildsFiles() throws {
+        let source = try Fixtures.copy("basic")
+        let inMemory = try build(source)
+        let sink = CountingSink()
+        let site = try SiteBuilder.build(BuildOptions(siteDirectory: source, now: Fixtures.now), console: nil, into: sink)
+        XCTAssertEqual(site.files.count, 0, "a streaming build keeps no files")
+        XCTAssertGreaterThan(sink.batches, 1)
+        let streamed = sink.files.sorted { $0.path < $1.path }
+        XCTAssertEqual(streamed.map(\.path), inMemory.paths)
+        for (a, b) in zip(streamed, inMemory.files) { XCTAssertEqual(a.bytes, b.bytes, a.path) }
+    }
+
     struct SinkFailure: Error, Equatable { let batch: Int }
 
     func testStreamingBuildStopsAtTheSinksError() throws {
