@@ -547,6 +547,65 @@ extension BuildCache {
         return (sorted, map, changed)
     }
 
+    /// The last build's outputs (sorted by path, and by path) with `made` put in place of the
+    /// files of the same paths, and the search index's files swapped in (an edit can add or remove
+    /// a shard); the paths whose bytes changed. Nil, having changed nothing, when a file of `made`
+    /// was not in the last build.
+    func splice(_ made: [OutputFile], searchFiles: [OutputFile], state: inout PatchState)
+        -> (outputs: [OutputFile], files: [String: [UInt8]], changed: Set<String>)? {
+        // A shard may have been added or removed (an edit moves shard boundaries in its run).
+        let sameSearchPaths = searchFiles.count == state.searchPaths.count
+            && zip(searchFiles, state.searchPaths).allSatisfy({ $0.path == $1 })
+        var positions: [Int] = []
+        for file in made {
+            guard let position = lastOutputIndex[file.path] else { return nil }
+            positions.append(position)
+        }
+        var outputs = lastOutputs
+        var files = lastFileMap
+        lastOutputs = []
+        lastFileMap = [:]
+        var changed = Set<String>()
+        func put(_ file: OutputFile, at position: Int) {
+            if BuildCache.sameBytes(outputs[position].bytes, file.bytes) { return }
+            outputs[position] = file
+            files[file.path] = file.bytes
+            changed.insert(file.path)
+        }
+        for (file, position) in zip(made, positions) { put(file, at: position) }
+        var searchOutputIndices = state.searchOutputIndices
+        if sameSearchPaths {
+            for (n, file) in searchFiles.enumerated() { put(OutputFile(path: file.path, bytes: file.bytes), at: searchOutputIndices[n]) }
+        } else {
+            // The old search files out, the new ones in, sorted again like a full rebuild's outputs.
+            let newSearch = Dictionary(uniqueKeysWithValues: searchFiles.map { ($0.path, $0.bytes) })
+            let oldSearch = Set(state.searchPaths)
+            for path in oldSearch where newSearch[path] == nil {
+                files[path] = nil
+                changed.insert(path)
+            }
+            for (path, bytes) in newSearch {
+                if let old = files[path], BuildCache.sameBytes(old, bytes) { continue }
+                files[path] = bytes
+                changed.insert(path)
+            }
+            outputs.removeAll { oldSearch.contains($0.path) }
+            outputs += searchFiles.map { OutputFile(path: $0.path, bytes: $0.bytes) }
+            outputs.sort { $0.path < $1.path }
+            lastOutputIndex = [:]
+            lastOutputIndex.reserveCapacity(outputs.count)
+            for (index, file) in outputs.enumerated() { lastOutputIndex[file.path] = index }
+            searchOutputIndices = searchFiles.map { lastOutputIndex[$0.path]! }
+            // The full rebuild's sequence of unsorted paths changed too: it sorts again.
+            lastOutputPaths = []
+        }
+        lastOutputs = outputs
+        lastFileMap = files
+        state.searchPaths = searchFiles.map(\.path)
+        state.searchOutputIndices = searchOutputIndices
+        return (outputs, files, changed)
+    }
+
     /// What the next rebuild needs to patch this one (see `PatchState`). `postObjects`: nil when
     /// posts.json was reused (its objects are then the cached ones, made with it).
     func keepPatchState(model: SiteModel, postVersions: [Int], pageVersions: [Int], slugs: [String],

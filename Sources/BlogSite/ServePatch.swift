@@ -10,6 +10,8 @@ import Darwin
 #endif
 
 extension BuildPipeline {
+    /// A patched build: its outputs (sorted by path) and by path, the paths whose bytes changed,
+    /// and the pages rendered.
     struct Patched {
         var outputs: [OutputFile]
         var files: [String: [UInt8]]
@@ -50,7 +52,7 @@ extension BuildPipeline {
         let keys = Fingerprints(model: model, postVersions: postVersions, pageVersions: state.pageVersions, epoch: cache.epoch,
                                 sourcePaths: state.sourcePaths, slugs: state.slugs)
 
-        // The pages that show a changed post.
+        // posts and lists: the pages that show a changed post.
         let perPage = config.postsPerPage
         let changedSet = Set(changedPosts)
         var affected: [PageJob] = []
@@ -94,7 +96,7 @@ extension BuildPipeline {
         var made = rendered
         timer.lap("render")
 
-        // The feeds a changed post is in.
+        // feeds: those a changed post is in.
         let limit = config.feedLimit
         var requests: [(request: FeedWriter.Request, fingerprint: Int)] = []
         if changedPosts.contains(where: { $0 < limit }) {
@@ -119,7 +121,8 @@ extension BuildPipeline {
         made += feeds
         timer.lap("feeds")
 
-        // posts.json: the changed objects replaced. (tags.json lists names, slugs and ids: unchanged.)
+        // JSON indexes: posts.json with the changed objects replaced. (tags.json lists names, slugs
+        // and ids, and the sitemap paths and dates: both unchanged.)
         let indexes = IndexWriter(model: model, urls: urls, sourcePaths: state.sourcePaths)
         let tagNames = model.tags.map(\.name)
         var postObjects = state.postObjects
@@ -135,7 +138,7 @@ extension BuildPipeline {
         made.append(Outputs.postsJSON(objects: postObjects))
         timer.lap("json")
 
-        // The search index, patched for the changed posts.
+        // search: the index patched for the changed posts.
         var analyzed = state.analyzed
         state.analyzed = []
         var toAnalyze: [(index: Int, key: Int)] = []
@@ -153,65 +156,17 @@ extension BuildPipeline {
             cache.searchCache[state.sourcePaths[entry.index]] = (entry.key, fresh[n])
         }
         let searchFiles = Outputs.searchIndex(analyzed, state: cache.searchState)
-        // A shard may have been added or removed (an edit moves shard boundaries in its run).
-        let sameSearchPaths = searchFiles.count == state.searchPaths.count
-            && zip(searchFiles, state.searchPaths).allSatisfy({ $0.path == $1 })
         timer.lap("search")
 
-        // The outputs of the last build, with the files made here put in.
-        var positions: [Int] = []
-        for file in made {
-            guard let position = cache.lastOutputIndex[file.path] else { return nil }
-            positions.append(position)
-        }
-        var outputs = cache.lastOutputs
-        var files = cache.lastFileMap
-        cache.lastOutputs = []
-        cache.lastFileMap = [:]
-        var changed = Set<String>()
-        func put(_ file: OutputFile, at position: Int) {
-            if BuildCache.sameBytes(outputs[position].bytes, file.bytes) { return }
-            outputs[position] = file
-            files[file.path] = file.bytes
-            changed.insert(file.path)
-        }
-        for (file, position) in zip(made, positions) { put(file, at: position) }
-        var searchOutputIndices = state.searchOutputIndices
-        if sameSearchPaths {
-            for (n, file) in searchFiles.enumerated() { put(OutputFile(path: file.path, bytes: file.bytes), at: searchOutputIndices[n]) }
-        } else {
-            // The old search files out, the new ones in, sorted again like a full rebuild's outputs.
-            let newSearch = Dictionary(uniqueKeysWithValues: searchFiles.map { ($0.path, $0.bytes) })
-            let oldSearch = Set(state.searchPaths)
-            for path in oldSearch where newSearch[path] == nil {
-                files[path] = nil
-                changed.insert(path)
-            }
-            for (path, bytes) in newSearch {
-                if let old = files[path], BuildCache.sameBytes(old, bytes) { continue }
-                files[path] = bytes
-                changed.insert(path)
-            }
-            outputs.removeAll { oldSearch.contains($0.path) }
-            outputs += searchFiles.map { OutputFile(path: $0.path, bytes: $0.bytes) }
-            outputs.sort { $0.path < $1.path }
-            cache.lastOutputIndex = [:]
-            cache.lastOutputIndex.reserveCapacity(outputs.count)
-            for (index, file) in outputs.enumerated() { cache.lastOutputIndex[file.path] = index }
-            searchOutputIndices = searchFiles.map { cache.lastOutputIndex[$0.path]! }
-            // The full rebuild's sequence of unsorted paths changed too: it sorts again.
-            cache.lastOutputPaths = []
-        }
-        cache.lastOutputs = outputs
-        cache.lastFileMap = files
-        state.searchPaths = searchFiles.map(\.path)
-        state.searchOutputIndices = searchOutputIndices
+        // static: static/ did not change; the last build's outputs with the files made here put in.
+        guard let spliced = cache.splice(made, searchFiles: searchFiles, state: &state) else { return nil }
         state.model = model
         state.postVersions = postVersions
         state.postObjects = postObjects
         state.analyzed = analyzed
         cache.patchState = state
         timer.lap("static")
-        return Patched(outputs: outputs, files: files, changed: changed, rendered: dirty.count, renderedPaths: rendered.map(\.path))
+        return Patched(outputs: spliced.outputs, files: spliced.files, changed: spliced.changed, rendered: dirty.count,
+                       renderedPaths: rendered.map(\.path))
     }
 }
