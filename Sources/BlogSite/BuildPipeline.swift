@@ -11,12 +11,13 @@ import Foundation
 /// with a `--timings` lap after each step, named after it. The outputs go into a `BuildSink`: the
 /// output folder's transaction for `blog build` (`OutputWriter.Transaction`), which the build
 /// streams into, letting each post's HTML go once its page is written (unless a feed not yet
-/// written lists it); or a `MemorySink`, the in-memory map of every output that `blog serve` and
-/// the tests read.
+/// written lists it); or a `MemorySink`, which keeps every output for `blog serve` and the tests
+/// (the build hands them back sorted and in a map by path).
 ///
 /// Serve's state sits beside the pipeline in a `BuildCache` that the pipeline consults: which
 /// content files to read again, which pages, feeds and indexes are unchanged, each post's
-/// posts.json object and search analysis, the last outputs. `blog build` fills none of it.
+/// posts.json object and search analysis, the last outputs. `blog build` keeps nothing in it but
+/// the configuration.
 ///
 /// Up to assemble every build runs the same steps. From there on the steps run one of three
 /// ways, all three making each output with the same maker (`Outputs`, below):
