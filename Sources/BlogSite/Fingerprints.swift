@@ -34,24 +34,29 @@ struct Fingerprints {
         var hasher = Hasher()
         hasher.combine(epoch)
         model.posts.withUnsafeBufferPointer { posts in
-            for year in model.years {
-                hasher.combine(year.year)
-                hasher.combine(year.postIndices.count)
-                for month in model.months[year.year] ?? [] {
-                    hasher.combine(month.month)
-                    hasher.combine(month.postIndices.count)
-                    for index in month.postIndices {
-                        let post = posts.baseAddress! + index
-                        hasher.combine(index)
-                        hasher.combine(post.pointee.title)
-                        hasher.combine(post.pointee.slug)
-                        hasher.combine(post.pointee.date)
-                        hasher.combine(post.pointee.draft)
-                    }
-                }
+            combineArchive(model, into: &hasher) { hasher, index in
+                let post = posts.baseAddress! + index
+                hasher.combine(index)
+                hasher.combine(post.pointee.title)
+                hasher.combine(post.pointee.slug)
+                hasher.combine(post.pointee.date)
+                hasher.combine(post.pointee.draft)
             }
         }
         return hasher.finalize()
+    }
+
+    /// The archive's years and months, each with its post count, and with `post` each post it lists.
+    static func combineArchive(_ model: SiteModel, into hasher: inout Hasher, post: ((inout Hasher, Int) -> Void)? = nil) {
+        for year in model.years {
+            hasher.combine(year.year)
+            hasher.combine(year.postIndices.count)
+            for month in model.months[year.year] ?? [] {
+                hasher.combine(month.month)
+                hasher.combine(month.postIndices.count)
+                if let post { for index in month.postIndices { post(&hasher, index) } }
+            }
+        }
     }
 
     func hashPosts(_ hasher: inout Hasher, _ indices: some Sequence<Int>) {
@@ -63,14 +68,7 @@ struct Fingerprints {
     }
 
     func archiveStructure(_ hasher: inout Hasher) {
-        for year in model.years {
-            hasher.combine(year.year)
-            hasher.combine(year.postIndices.count)
-            for month in model.months[year.year] ?? [] {
-                hasher.combine(month.month)
-                hasher.combine(month.postIndices.count)
-            }
-        }
+        Fingerprints.combineArchive(model, into: &hasher)
     }
 
     func key(for job: PageJob) -> (key: String, fingerprint: Int) {
