@@ -319,7 +319,7 @@ struct BuildPipeline {
         // The beside thread waits while a few batches of its files wait for this one, because
         // the feeds are made faster than this thread hands them on between its page batches and
         // a larger allowance would hold nearly every feed in memory at the build's peak.
-        let beside = BesideWork(model, maximumPendingBytes: 8 << 20)
+        let beside = WorkShare.Beside<SiteModel, OutputFile>(model, maximumPendingBytes: 8 << 20) { $0.bytes.count }
         defer { beside.cancelAndWait() }
         let requests = feedSchedule.remaining
         beside.start { model, put, lap in
