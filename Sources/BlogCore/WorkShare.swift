@@ -64,7 +64,7 @@ extension WorkShare {
     /// Makes `make(index)` for every index below `count` on up to `workers` threads (the caller's
     /// among them) and hands the results to `deliver` in order, `chunk` at a time, as soon as a
     /// chunk is complete: the workers never wait for each other at a chunk's end (`run` over one
-    /// chunk after another left a core idle at each one's end while the other finished its last
+    /// chunk after another would leave cores idle at each one's end while one finishes its last
     /// batch). `setUp(worker)` gives worker `worker` its `make`. `deliver` is called once per
     /// chunk, in order, never twice at once, on whichever worker completed the chunks before it,
     /// and may block (a writer that is behind): the others go on, at most `window` chunks ahead
