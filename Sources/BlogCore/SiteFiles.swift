@@ -128,7 +128,7 @@ public struct SiteFiles: Sendable {
             let child = path + "/" + name
             let childRelative = relative.isEmpty ? name : relative + "/" + name
             let childDisplay = display + "/" + name
-            // readdir's type spares a stat for the common cases (a folder of 10,000 posts).
+            // readdir's type spares a stat for the common cases (a folder full of posts).
             if type == Int32(DT_REG) {
                 if wanted(name) { result.append(childRelative) }
                 continue

@@ -56,7 +56,7 @@ public enum Slug {
             }
         }
         // Most paths are all safe: checked on the bytes against a bit table (bit b of the pair:
-        // byte b, 0x00–0x3F and 0x40–0x7F, is safe; `allSatisfy` on the UTF-8 view cost ~4x more).
+        // byte b, 0x00–0x3F and 0x40–0x7F, is safe; `allSatisfy` on the UTF-8 view is far dearer).
         var copy = path
         let allSafe = copy.withUTF8 { bytes -> Bool in
             let low: UInt64 = 0x03FF_E000_0000_0000, high: UInt64 = 0x47FF_FFFE_87FF_FFFE

@@ -4,7 +4,8 @@ import Dispatch
 
 /// Items shared out to a few workers a batch at a time: for work whose items differ in cost
 /// (posts, pages) and whose workers each keep state of their own (an analyzer, a copy of the views
-/// every page reads).
+/// every page reads). This is the program's one concurrency helper: `run`, `each`, `map` and
+/// `ordered` share items out, and `Beside` runs one piece of work beside the caller's thread.
 public enum WorkShare {
     /// Every core the process may use: the default number of workers.
     public static var allCores: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
@@ -63,7 +64,7 @@ extension WorkShare {
     /// Makes `make(index)` for every index below `count` on up to `workers` threads (the caller's
     /// among them) and hands the results to `deliver` in order, `chunk` at a time, as soon as a
     /// chunk is complete: the workers never wait for each other at a chunk's end (`run` over one
-    /// chunk after another left a core idle at each one's end while the other finished its last
+    /// chunk after another would leave cores idle at each one's end while one finishes its last
     /// batch). `setUp(worker)` gives worker `worker` its `make`. `deliver` is called once per
     /// chunk, in order, never twice at once, on whichever worker completed the chunks before it,
     /// and may block (a writer that is behind): the others go on, at most `window` chunks ahead
@@ -163,5 +164,153 @@ extension WorkShare {
             }
         }
         return lock.withLock { _ in !stopped && delivered == chunks }
+    }
+}
+
+extension WorkShare {
+    /// Work that runs on another thread beside the caller's and makes items (output files), which
+    /// the caller collects between its own batches, so only the caller's thread hands items on
+    /// and whatever it hands them to needs no lock. The input is dropped as soon as the work ends,
+    /// before `next` reports the end.
+    ///
+    /// It lives here, beside the helpers that share items out, so that a reader finds the build's
+    /// concurrency in one file rather than a second locking scheme elsewhere. A `Mutex` cannot
+    /// wait, so a thread that must wait (the work for room, the caller for items or the end)
+    /// leaves a semaphore in the state and waits on it once the lock is released; whoever changes
+    /// the state signals every semaphore left there, and each waiter checks again.
+    public final class Beside<Input: Sendable, Item: Sendable>: @unchecked Sendable {
+        private struct State {
+            var input: Input?
+            var pending: [[Item]] = []
+            var pendingBytes = 0
+            var running = false
+            var cancelled = false
+            var stepTimes: [(String, Double)] = []
+            var waiters: [DispatchSemaphore] = []
+
+            /// The waiters to signal once the lock is released.
+            mutating func wake() -> [DispatchSemaphore] {
+                defer { waiters = [] }
+                return waiters
+            }
+
+            /// Empties the queue (the caller wakes the waiters: a waiting `put` has room now).
+            mutating func takePending() -> [Item] {
+                let items = Array(pending.joined())
+                pending = []
+                pendingBytes = 0
+                return items
+            }
+        }
+
+        private let state: Mutex<State>
+        private let bytes: @Sendable (Item) -> Int
+        /// `put` waits while more than this many bytes wait for the caller (bounds the memory).
+        public let maximumPendingBytes: Int
+
+        /// `bytes(item)` is what an item weighs against `maximumPendingBytes`.
+        public init(_ input: Input, maximumPendingBytes: Int = 32 << 20, bytes: @escaping @Sendable (Item) -> Int) {
+            state = Mutex(State(input: input))
+            self.bytes = bytes
+            self.maximumPendingBytes = maximumPendingBytes
+        }
+
+        /// Runs `body` on a global queue with the input. `put` queues items for the caller (waiting
+        /// while too many bytes wait) and returns false once the caller cancelled; `lap` records the
+        /// time of the step that just ended.
+        public func start(_ body: @escaping @Sendable (Input, _ put: ([Item]) -> Bool, _ lap: (String) -> Void) -> Void) {
+            state.withLock { state in
+                precondition(!state.running && state.input != nil, "WorkShare.Beside starts once")
+                state.running = true
+            }
+            // The closure holds only `self`: the input lives in the state until the work takes it,
+            // and in the work's scope until the work ends.
+            let work: @Sendable () -> Void = { [self] in
+                do {
+                    let input = state.withLock { state in
+                        defer { state.input = nil }
+                        return state.input!
+                    }
+                    var clock = DispatchTime.now()
+                    body(input, put, { phase in
+                        let now = DispatchTime.now()
+                        let seconds = Double(now.uptimeNanoseconds - clock.uptimeNanoseconds) / 1e9
+                        self.state.withLock { $0.stepTimes.append((phase, seconds)) }
+                        clock = now
+                    })
+                }
+                signal(state.withLock { state in
+                    state.running = false
+                    return state.wake()
+                })
+            }
+            DispatchQueue.global().async(execute: work)
+        }
+
+        private func signal(_ waiters: [DispatchSemaphore]) {
+            for waiter in waiters { waiter.signal() }
+        }
+
+        /// Holds the lock while `ready(state)` says what to do, and while it returns nil waits for
+        /// the state to change and asks again.
+        private func wait<T>(until ready: (inout State) -> T?) -> T {
+            while true {
+                let (result, waiter): (T?, DispatchSemaphore?) = state.withLock { state in
+                    if let result = ready(&state) { return (result, nil) }
+                    let waiter = DispatchSemaphore(value: 0)
+                    state.waiters.append(waiter)
+                    return (nil, waiter)
+                }
+                if let result { return result }
+                waiter!.wait()
+            }
+        }
+
+        private func put(_ items: [Item]) -> Bool {
+            let size = items.reduce(0) { $0 + bytes($1) }
+            let (queued, waiters) = wait { state -> (Bool, [DispatchSemaphore])? in
+                if state.cancelled { return (false, []) }
+                if state.pendingBytes > 0 && state.pendingBytes + size > maximumPendingBytes { return nil }
+                state.pending.append(items)
+                state.pendingBytes += size
+                return (true, state.wake())
+            }
+            signal(waiters)
+            return queued
+        }
+
+        /// The items queued so far (without waiting).
+        public func take() -> [Item] {
+            let (items, waiters) = state.withLock { state in (state.takePending(), state.wake()) }
+            signal(waiters)
+            return items
+        }
+
+        /// The next items, waiting for them; nil once the work has ended and everything was taken.
+        public func next() -> [Item]? {
+            let (items, waiters) = wait { state -> ([Item]?, [DispatchSemaphore])? in
+                if state.pending.isEmpty && state.running { return nil }
+                return state.pending.isEmpty ? (nil, []) : (state.takePending(), state.wake())
+            }
+            signal(waiters)
+            return items
+        }
+
+        /// Each step's name and seconds, in order (complete once `next` has returned nil).
+        public var timings: [(String, Double)] {
+            state.withLock { $0.stepTimes }
+        }
+
+        /// Tells the work to stop at its next `put` and waits until it has ended (nothing it made
+        /// is kept).
+        public func cancelAndWait() {
+            signal(state.withLock { state in
+                state.cancelled = true
+                state.pending = []
+                state.pendingBytes = 0
+                return state.wake()
+            })
+            wait { state in state.running ? nil : () }
+        }
     }
 }

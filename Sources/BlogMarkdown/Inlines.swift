@@ -82,7 +82,7 @@ extension Transformer {
     /// markers: `splitText`'s full scan). Eight bytes at a time: all non-ASCII (and no 0xEE) at
     /// once, else each byte value tested in all eight lanes (`x ^ c` has a zero byte); the last
     /// bytes through a table. Without markers the 0xEE test is left out of the loop: Japanese text
-    /// is almost all whole non-ASCII words, so that test was a third of the loop.
+    /// is almost all whole non-ASCII words, where that test would be a large share of the loop.
     static func scanText(_ lit: UnsafeBufferPointer<UInt8>, markers: Bool = true) -> Int {
         markers ? scanText(lit, withMarkers: true) : scanText(lit, withMarkers: false)
     }

@@ -243,8 +243,8 @@ enum Node: Sendable {
 
 /// A node as the renderer reads it: the same payload, unretained. The `[Node]` it was made from
 /// (held next to it by the same template, section or block) keeps the payload alive, so stepping
-/// through a body copies plain words instead of retaining and releasing every node (about 900
-/// retain/release pairs per page).
+/// through a body copies plain words instead of retaining and releasing every node of every
+/// page.
 enum Op: @unchecked Sendable {
     case text(Unmanaged<TextNode>)
     case variable(Unmanaged<VariableNode>)
@@ -269,8 +269,8 @@ enum Op: @unchecked Sendable {
 
 /// A node's ops in memory of their own, which the node frees when it goes. The renderer reads
 /// them without retaining anything: an `[Op]` read from a node (shared by every page, on every
-/// core) was retained and released for every section, template and block rendered, and the two
-/// cores took turns at the same reference counts.
+/// core) would be retained and released for every section, template and block rendered, and the
+/// cores would take turns at the same reference counts.
 struct OpList: @unchecked Sendable {
     let buffer: UnsafeBufferPointer<Op>
 

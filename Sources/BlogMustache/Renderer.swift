@@ -94,8 +94,8 @@ func appendDecimal(_ value: Int, to out: inout OutputBuffer) {
 
 @inline(__always)
 func appendRaw(_ text: String, to out: inout OutputBuffer) {
-    // One copy of the contiguous UTF-8 (a post's HTML is 5-20 KB): appending `text.utf8` as a
-    // sequence went byte by byte.
+    // One copy of the contiguous UTF-8 (a post's HTML runs to kilobytes): appending `text.utf8`
+    // as a sequence goes byte by byte.
     if text.utf8.withContiguousStorageIfAvailable({ out.append(contentsOf: $0) }) != nil { return }
     out.append(contentsOf: text.utf8)
 }

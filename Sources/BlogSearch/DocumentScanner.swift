@@ -224,7 +224,7 @@ extension DocumentAnalyzer {
                     // The run ends at a stable separator (、。「」…), what the general step would find
                     // for the character at i. When it has a token and a stable CJK character follows
                     // (after any more such separators), the next run starts here instead of back in
-                    // the scanner, with the position and bit it would pass: half of a Japanese text's
+                    // the scanner, with the position and bit it would pass: many of a Japanese text's
                     // runs end so, and returning and calling again (the scanner's steps over the
                     // separator and the next character included) would cost more than the run.
                     if tokens > 0, let r = nextRunStart(p, n, i &+ 3) {
@@ -320,8 +320,8 @@ extension DocumentAnalyzer {
     mutating func insertBigram(_ p: UnsafePointer<UInt8>, _ key: UInt64, at index: Int,
                                mask: UInt8 = 0, tf: Int32 = 0, residues: UInt8 = 0) -> Int {
         let t = termCount
-        // `insert`'s pool copy for exactly 6 bytes, written out, because half of all terms take
-        // this path and the general one's length branches would cost each of them.
+        // `insert`'s pool copy for exactly 6 bytes, written out, because bigrams are a large share
+        // of all terms and the general one's length branches would cost each of them.
         let used = poolCount
         if used &+ 6 > poolCapacity {
             let capacity = poolCapacity * 2

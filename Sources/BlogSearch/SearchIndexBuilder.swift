@@ -56,8 +56,8 @@ public enum SearchIndexBuilder {
     }
 
     /// `analyze` of `document(i)` for every `i` below `count`, on all cores; results in index
-    /// order. Each document is made by the worker that analyses it (making 10,000 of them first
-    /// was a serial stretch of the search phase, one core idle).
+    /// order. Each document is made by the worker that analyses it (making them all first would be
+    /// a serial stretch of the search phase with the other cores idle).
     /// Without `keepsText`, the results leave out their documents' headings, body and code (the
     /// index files read only the id, title, URL, date, tags and summary), so that the memory of
     /// each text can go once it is analysed: for a build whose analyses serve no later patch.
@@ -118,7 +118,7 @@ public enum SearchIndexBuilder {
 }
 
 /// A term table: terms interned by their UTF-8 bytes and precomputed hashes (no String per term). The hot structures live in manually
-/// managed memory: this code also runs in debug builds (the test suite indexes a 10,000-post
+/// managed memory: this code also runs in debug builds (the test suite indexes a large
 /// archive), where array accessors are not inlined.
 struct AccumulatorState {
 
@@ -132,8 +132,8 @@ struct AccumulatorState {
     var poolCapacity = 0
     /// Open addressing: a slot holds `hash << 32 | id` (`AccumulatorState.empty` when free), so a
     /// probe compares hashes in the slot it has already loaded instead of reading `hashes[id]`,
-    /// one cache miss fewer for every posting merged (the table of a 10,000-post archive is far
-    /// larger than the caches).
+    /// one cache miss fewer for every posting merged (a large archive's table is far larger than
+    /// the caches).
     var table: UnsafeMutablePointer<UInt64>
     var tableMask = 0
 

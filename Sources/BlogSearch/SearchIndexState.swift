@@ -86,7 +86,7 @@ public final class SearchIndexState: @unchecked Sendable {
             }
         }
         // Many changed documents: a full build is cheaper than patching. Patched terms are kept
-        // decoded (about 2.5 times their encoded size): after many edits, a full build packs them again.
+        // decoded (several times their encoded size): after many edits, a full build packs them again.
         if incremental && changed.count > max(64, ordered.count / 8) { incremental = false }
         if incremental && partitions.reduce(0, { $0 + $1.overlayPostings }) > SearchIndexState.overlayLimit { incremental = false }
         lastUpdateWasIncremental = incremental

@@ -17,7 +17,7 @@ final class TermPartition {
     /// term's buffer as it goes (a buffer that fills up is reallocated with twice the room), so
     /// postings are never grouped or encoded in a separate pass.
     ///
-    /// Each term's buffer is a malloc block of its own (32 bytes to some tens of KB), not a slice
+    /// Each term's buffer is a malloc block of its own (32 bytes at first, doubling), not a slice
     /// of one arena: `blog build` makes the index after freeing the posts' HTML, and blocks of
     /// these sizes fit where the HTML was, while an arena, large per partition, could only be
     /// memory faulted in fresh.
@@ -59,7 +59,7 @@ final class TermPartition {
 
     @inline(__always)
     static func partition(of hash: UInt32, count: Int) -> Int {
-        // The hash mapped onto 0..<count by a multiplication (a division per term showed in profiles).
+        // The hash mapped onto 0..<count by a multiplication, since a division per term is far dearer.
         Int((UInt64(hash &* 0x9E37_79B1) &* UInt64(count)) >> 32)
     }
 

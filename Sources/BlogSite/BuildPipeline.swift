@@ -244,8 +244,8 @@ struct BuildPipeline {
     private func stream(_ model: inout SiteModel, bodies: inout [ContentLoader.PendingBody]?, loader: ContentLoader, config: SiteConfig,
                         theme: Theme, sink: BuildSink, timer: inout PhaseTimer, mathWarnings: inout [Diagnostic]) throws -> Int {
         // static/'s files are listed first, so that only the outputs that could clash with one
-        // are remembered (a set of all 15,700 paths of a 10,000-post site cost a hash each, for
-        // sites that mostly have no static/ at all). A file added to static/ during the build
+        // are remembered (a set of every output path would cost a hash a page, for sites that
+        // mostly have no static/ at all). A file added to static/ during the build
         // still cannot replace an output: the writer refuses a path given twice.
         let staticNames = Set(try config.siteFiles(options.siteDirectory).files(under: "static"))
         var clashing = Set<String>()
@@ -319,14 +319,14 @@ struct BuildPipeline {
         // The beside thread waits while a few batches of its files wait for this one, because
         // the feeds are made faster than this thread hands them on between its page batches and
         // a larger allowance would hold nearly every feed in memory at the build's peak.
-        let beside = BesideWork(model, maximumPendingBytes: 8 << 20)
+        let beside = WorkShare.Beside<SiteModel, OutputFile>(model, maximumPendingBytes: 8 << 20) { $0.bytes.count }
         defer { beside.cancelAndWait() }
         let requests = feedSchedule.remaining
         beside.start { model, put, lap in
             let verbatim = FeedWriter.PostFlags()
             // In batches of ten, so that the prepared entries are never all in memory at once (an
-            // entry shared by two batches is prepared twice: the price of bounded memory, small now
-            // that whether a post's HTML goes in as it is was found once per post).
+            // entry shared by two batches is prepared twice: the price of bounded memory, small
+            // since `verbatim` finds once per post whether its HTML goes in as it is).
             var start = 0
             while start < requests.count {
                 let end = min(requests.count, start + 10)

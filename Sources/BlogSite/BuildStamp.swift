@@ -81,8 +81,8 @@ public struct BuildStamp: Sendable, Equatable {
         }
     }
 
-    /// lstat(2) of every path (nil where it fails), on all cores when there are many: a folder of
-    /// 10,000 posts, or the output of a build, is most of a no-change rebuild's time.
+    /// lstat(2) of every path (nil where it fails), on all cores when there are many, since those
+    /// of a large folder of posts, or of a build's output, are most of a no-change rebuild's time.
     struct FileInfo: Sendable {
         var size: Int64
         var seconds: Int64
@@ -111,8 +111,8 @@ public struct BuildStamp: Sendable, Equatable {
 
     /// The fingerprint of the files a build left in the output folder. `known`: what the writer
     /// learnt from the descriptors of the files it wrote (`fstat` before `close`; renaming a file
-    /// keeps its size, time and inode), so that only the others are looked up by path: 15,700
-    /// path walks fewer at the end of a 10,000-post build.
+    /// keeps its size, time and inode), so that only the others are looked up by path: a path
+    /// walk fewer for every file written.
     static func outputs(root: String, paths: [String], known: [String: FileInfo] = [:]) -> String {
         var hash = FNV1a64()
         var infos = [FileInfo?](repeating: nil, count: paths.count)
@@ -148,8 +148,8 @@ public struct BuildStamp: Sendable, Equatable {
     }
 
     /// `outputs(root:paths:)` of the files a manifest lists, on its bytes: the up-to-date check
-    /// of a 10,000-post site looks up its 15,700 files, and a `String` per path (with a second
-    /// one for the path below the folder) cost more than the lookups.
+    /// looks up every output file, and a `String` per path (with a second one for the path below
+    /// the folder) would cost more than the lookups.
     static func outputs(root: String, manifest: OutputWriter.Manifest) -> String {
         let lines = manifest.paths
         let infos: [FileInfo?] = OutputWriter.withFolder(root) { folder, prefix in

@@ -270,8 +270,8 @@ struct FeedWriter {
     /// Whether `appendContent` would write `bytes` as they are, in one `<![CDATA[`…`]]>`: they
     /// hold no `]]>`, no character XML forbids and, with `rewrite`, no root-relative link (as
     /// `URLBuilder.withRootLinksRewritten` finds them). Then a feed entry copies the post's HTML
-    /// straight into each feed instead of holding an encoded copy of it (none of the bench
-    /// corpus's posts needs more). Exact: false only where the encoding differs from the bytes.
+    /// straight into each feed instead of holding an encoded copy of it (few posts need more).
+    /// Exact: false only where the encoding differs from the bytes.
     static func isVerbatimCDATA(_ bytes: UnsafeBufferPointer<UInt8>, rewritingRootLinks rewrite: Bool) -> Bool {
         let count = bytes.count
         /// Whether the byte at `p` makes the CDATA differ from the bytes.
@@ -299,7 +299,7 @@ struct FeedWriter {
             // A superset of the bytes where `breaks` can be true, sixteen at a time, each with
             // the byte after it (`n`): controls but line feeds (a tab or carriage return is let
             // through by `breaks`), `]`, 0xEF 0xBF and (rewriting) `"/`. The marks are rare in
-            // HTML (a `]` every 1.5 KB in the bench corpus), so the vector part is kept short.
+            // HTML, so the vector part is kept short.
             let below = SIMD16<UInt8>(repeating: 0x20), lineEnd = SIMD16<UInt8>(repeating: 0x0A)
             let bracket = SIMD16<UInt8>(repeating: 0x5D), ef = SIMD16<UInt8>(repeating: 0xEF), bf = SIMD16<UInt8>(repeating: 0xBF)
             let quote = SIMD16<UInt8>(repeating: 0x22), slash = SIMD16<UInt8>(repeating: 0x2F)
@@ -402,8 +402,8 @@ struct FeedWriter {
 
     /// `verbatim`: whether the post's HTML goes in as it is, when already known (nil: found here).
     /// `categories`: the `<category>` lines by tag index, made once for the entries of a batch
-    /// (an empty one is made here): a post's tags were escaped and their URLs built for each
-    /// entry (~3 tags an entry).
+    /// (an empty one is made here), so that a tag's name is escaped and its URL built once a
+    /// batch rather than for every entry it is on.
     func prepare(_ index: Int, verbatim known: Bool? = nil, categories: [[UInt8]]? = nil) -> PreparedEntry {
         let post = model.posts[index]
         let link = urls.absolute(urls.post(post.slug))

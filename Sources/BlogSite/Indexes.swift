@@ -54,7 +54,7 @@ struct IndexWriter {
     /// The object of one post in posts.json.
     func postObject(_ index: Int) -> [UInt8] {
         let post = model.posts[index]
-        // Room for the fields around the title and summary: the buffer grew seven times a post.
+        // Room for the fields around the title and summary, so the buffer is not grown while written.
         var json = JSONWriter(capacity: 320 + post.title.utf8.count + post.summary.utf8.count + post.slug.utf8.count * 2)
         json.beginObject()
         json.field("id", post.id)

@@ -99,8 +99,8 @@ public struct OutputWriter {
         return paths
     }
 
-    /// The manifest's lines, found on its bytes: splitting the text of a 10,000-post site's
-    /// manifest into `Substring`s cost twice as much as the rest of the up-to-date check.
+    /// The manifest's lines, found on its bytes: splitting a large site's manifest into
+    /// `Substring`s would cost more than the rest of the up-to-date check.
     struct Manifest {
         let bytes: [UInt8]
         /// The lines that list files (not empty, not starting with `#`).
@@ -262,9 +262,8 @@ public struct OutputWriter {
     /// `add` or by `commit`. Each batch passes two queues: the first compares it with what is there
     /// and makes its folders (one `mkdir` at a time: new folders under one parent wait for each
     /// other in the kernel anyway), the second writes its files on all cores. A batch's folders
-    /// are made while the batch before it is written: with both on one queue, a core sat idle
-    /// through every batch's folders, and the render phase of a 10,000-post build onto the disk
-    /// kept 1.4 cores busy.
+    /// are made while the batch before it is written: with both on one queue, a core would sit
+    /// idle through every batch's folders.
     public final class Transaction: @unchecked Sendable {
         let writer: OutputWriter
         let fresh: Bool

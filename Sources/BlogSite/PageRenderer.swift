@@ -360,8 +360,8 @@ struct PageRenderer {
     }
 
     /// Bytes to reserve for a page, so the output buffer is not grown (and copied) while the
-    /// template writes: a post page is its HTML plus about 8 KB of theme (up to 8 KB at 10,000
-    /// posts); other pages are 12-32 KB.
+    /// template writes: a post page is its HTML plus the theme around it (`postCapacity`); other
+    /// pages start from a fixed room and grow only when they need more.
     static func capacityEstimate(_ job: PageJob, model: SiteModel) -> Int {
         if case .post(let index) = job { return postCapacity(model.posts[index]) }
         return 16_384

@@ -261,8 +261,8 @@ public struct SiteModel: Sendable {
             let output = out
             WorkShare.run(count: postTags.count, workers: min(WorkShare.allCores, 8), batch: 64) { _, claim in
                 // One score array per worker, reset through the list of touched entries.
-                // Plain memory: the inner loop runs about 700 times per post, and array
-                // subscripts there paid bounds and uniqueness checks.
+                // Plain memory: the inner loop runs for every post sharing a tag with the one
+                // scored, and array subscripts there would pay bounds and uniqueness checks.
                 let scores = UnsafeMutableBufferPointer<Double>.allocate(capacity: postTags.count)
                 scores.initialize(repeating: 0)
                 // Each post is touched at most once per post scored (its score is then above 0).
@@ -297,7 +297,7 @@ public struct SiteModel: Sendable {
                                 }
                                 if position >= low && position < high && members[position] == index {
                                     // The post itself, skipped by splitting the range at its place
-                                    // (instead of a compare for each of the ~700 members).
+                                    // (instead of a compare for each of the tag's members).
                                     add(low..<position)
                                     add((position + 1)..<high)
                                 } else {

@@ -140,4 +140,88 @@ final class WorkShareTests: XCTestCase {
             XCTAssertEqual(result.value.load(ordering: .relaxed), 3_000 * 2_999 / 2, "round \(round)")
         }
     }
+
+    /// Beside's input, to see when the work lets go of it.
+    private final class Token: Sendable {}
+
+    func testBesideHandsEveryItemOnInOrderAndDropsTheInputBeforeTheEnd() {
+        weak var dropped: Token?
+        let beside: WorkShare.Beside<Token, Int> = {
+            let token = Token()
+            dropped = token
+            return WorkShare.Beside(token, maximumPendingBytes: 16) { _ in 1 }
+        }()
+        beside.start { _, put, lap in
+            for start in stride(from: 0, to: 100, by: 5) {
+                guard put(Array(start ..< start + 5)) else { return }
+            }
+            lap("first")
+            _ = put([100])
+            lap("second")
+        }
+        var received: [Int] = []
+        received += beside.take()
+        while let items = beside.next() {
+            XCTAssertFalse(items.isEmpty, "next hands on something or nil")
+            received += items
+        }
+        XCTAssertEqual(received, Array(0...100))
+        XCTAssertNil(dropped, "the input outlived the work")
+        XCTAssertEqual(beside.timings.map(\.0), ["first", "second"])
+        XCTAssertTrue(beside.timings.allSatisfy { $0.1 >= 0 })
+        XCTAssertNil(beside.next(), "nil again once ended")
+        beside.cancelAndWait()
+    }
+
+    func testBesideWaitsWhileTheAllowanceIsFullAndLetsALargeBatchThroughAlone() {
+        final class Count: Sendable { let value = Atomic<Int>(0) }
+        let puts = Count()
+        let beside = WorkShare.Beside<Int, [UInt8]>(0, maximumPendingBytes: 10) { $0.count }
+        beside.start { _, put, _ in
+            // 4 + 4 bytes fit; a third batch would make 12, so it waits until the caller takes.
+            for size in [4, 4, 4, 30, 1] {
+                guard put([[UInt8](repeating: 0, count: size)]) else { return }
+                puts.value.add(1, ordering: .relaxed)
+            }
+        }
+        let deadline = Date().addingTimeInterval(30)
+        while puts.value.load(ordering: .relaxed) < 2 && Date() < deadline { usleep(1_000) }
+        usleep(20_000)
+        XCTAssertEqual(puts.value.load(ordering: .relaxed), 2, "the work ran past the allowance")
+        var sizes = beside.take().map(\.count)
+        // The third goes on; the batch larger than the allowance waits until nothing waits, then
+        // goes on alone, and the next waits for it to be taken.
+        while puts.value.load(ordering: .relaxed) < 3 && Date() < deadline { usleep(1_000) }
+        usleep(20_000)
+        XCTAssertEqual(puts.value.load(ordering: .relaxed), 3)
+        sizes += beside.take().map(\.count)
+        while puts.value.load(ordering: .relaxed) < 4 && Date() < deadline { usleep(1_000) }
+        usleep(20_000)
+        XCTAssertEqual(puts.value.load(ordering: .relaxed), 4)
+        while let items = beside.next() { sizes += items.map(\.count) }
+        XCTAssertEqual(sizes, [4, 4, 4, 30, 1])
+        XCTAssertEqual(puts.value.load(ordering: .relaxed), 5)
+    }
+
+    func testBesideCancelStopsTheWorkAtItsNextPutAndWaitsForIt() {
+        final class Flags: Sendable {
+            let refused = Atomic<Int>(0)
+            let ended = Atomic<Int>(0)
+        }
+        let flags = Flags()
+        let beside = WorkShare.Beside<Int, Int>(0, maximumPendingBytes: 8) { _ in 1 }
+        beside.start { _, put, _ in
+            var n = 0
+            while put([n]) { n += 1 }
+            flags.refused.store(1, ordering: .relaxed)
+            usleep(20_000)
+            flags.ended.store(1, ordering: .relaxed)
+        }
+        XCTAssertNotNil(beside.next())
+        beside.cancelAndWait()
+        XCTAssertEqual(flags.refused.load(ordering: .relaxed), 1, "put went on accepting after the cancel")
+        XCTAssertEqual(flags.ended.load(ordering: .relaxed), 1, "cancelAndWait returned before the work ended")
+        XCTAssertEqual(beside.take(), [], "nothing made is kept")
+        XCTAssertNil(beside.next())
+    }
 }
