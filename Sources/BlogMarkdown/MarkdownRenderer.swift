@@ -199,7 +199,8 @@ public struct MarkdownRenderer: Sendable {
     /// after it: the line must start a top-level block); what the transforms carry across the
     /// document (heading ids, the text buffers, the HTML's and plain text's last byte, lines) is
     /// handed from one section to the next, and lists filled in two phases (links, code text, math
-    /// problems) are joined phase by phase. Nil (render it whole) when the document has `]:`
+    /// problems) are joined phase by phase; the HTML and plain text are kept in pieces until the end
+    /// (see `SectionState`). Nil (render it whole) when the document has `]:`
     /// (link reference and footnote definitions are resolved across the whole document), a `\r`
     /// (cmark would count lines the pre-pass does not), no cut, or a note left open at the top
     /// level of a section (a later marker could close it).
@@ -209,7 +210,7 @@ public struct MarkdownRenderer: Sendable {
         guard memchr(base, 0x0D, n) == nil, !containsBracketColon(markdown) else { return nil }
         let cuts = Prepass.sectionCuts(markdown, spacing: sectionSize)
         guard !cuts.isEmpty else { return nil }
-        var state = SectionState(size: n)
+        var state = SectionState(sectionSize: sectionSize)
         var start = 0, linesBefore = 0, next = 0
         while start < n {
             let end = next < cuts.count ? cuts[next].offset : n
@@ -233,8 +234,14 @@ public struct MarkdownRenderer: Sendable {
 
     /// What the sections of one document hand on, and their results so far.
     private struct SectionState {
-        var html: ByteBuffer
-        var plainText: ByteBuffer
+        /// Each section's HTML and plain text, kept as pieces of their exact size and joined at the
+        /// end, each freed once copied: the joined text and all its pieces never take memory at once.
+        var htmlPieces: [[UInt8]] = [], plainPieces: [[UInt8]] = []
+        /// The buffers the HTML writer writes a section into, reused. Each starts with the last byte
+        /// of the text before, which the writer looks at (whether a newline is needed), and which
+        /// is left out of the piece.
+        var htmlScratch: ByteBuffer
+        var plainScratch: ByteBuffer
         /// Code block text (written by the transforms) and inline code (by the HTML writer): the
         /// whole document's code text is all of the first, then all of the second.
         var blockCode = ByteBuffer(capacity: 256)
@@ -247,31 +254,67 @@ public struct MarkdownRenderer: Sendable {
         var mayHaveImages = false
         var payloadsValid = true
 
-        init(size: Int) {
-            // (the whole document's room, as `renderHTML` reserves it: no copy while growing)
-            html = ByteBuffer(capacity: size * 3 + 256)
-            plainText = ByteBuffer(capacity: size + 64)
+        init(sectionSize: Int) {
+            htmlScratch = ByteBuffer(capacity: sectionSize * 3 + 256)
+            plainScratch = ByteBuffer(capacity: sectionSize + 64)
         }
 
         func deallocate() {
-            html.deallocate()
-            plainText.deallocate()
+            htmlScratch.deallocate()
+            plainScratch.deallocate()
             blockCode.deallocate()
             inlineCode.deallocate()
         }
 
-        func result() -> RenderedMarkdown {
-            let htmlString = makeString(html.bytes, trusted: payloadsValid)
-            html.deallocate()
-            var plain = plainText.bytes
-            while let last = plain.last, last == 0x0A || last == 0x20 { plain = UnsafeBufferPointer(rebasing: plain.dropLast()) }
-            let plainString = makeString(plain, trusted: true)
-            plainText.deallocate()
-            var code = blockCode
+        /// A scratch buffer emptied and started with the last byte written so far (if any).
+        static func restart(_ scratch: inout ByteBuffer, after pieces: [[UInt8]]) -> Int {
+            scratch.count = 0
+            guard let last = pieces.last?.last else { return 0 }
+            scratch.append(last)
+            return 1
+        }
+
+        /// The scratch buffer's bytes after the first `skip` as a piece.
+        static func keep(_ scratch: ByteBuffer, skip: Int, in pieces: inout [[UInt8]]) {
+            guard scratch.count > skip else { return }
+            pieces.append(Array(UnsafeBufferPointer(rebasing: scratch.bytes[skip...])))
+        }
+
+        /// The pieces as one String, each freed once copied. Invalid UTF-8 is repaired as by
+        /// `String(decoding:)` (the whole-document path's `makeString` of untrusted bytes).
+        static func join(_ pieces: inout [[UInt8]]) -> String {
+            let total = pieces.reduce(0) { $0 + $1.count }
+            guard total > 0 else { return "" }
+            return String(unsafeUninitializedCapacity: total) { buffer in
+                var at = 0
+                for k in pieces.indices {
+                    pieces[k].withUnsafeBufferPointer { piece in
+                        UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[at..<(at + piece.count)]).copyMemory(from: UnsafeRawBufferPointer(piece))
+                    }
+                    at += pieces[k].count
+                    pieces[k] = []
+                }
+                return total
+            }
+        }
+
+        mutating func result() -> RenderedMarkdown {
+            htmlScratch.deallocate()
+            plainScratch.deallocate()
+            let htmlString = Self.join(&htmlPieces)
+            // the plain text without the blanks it ends with, as the whole-document path trims it
+            while let last = plainPieces.last?.last, last == 0x0A || last == 0x20 {
+                plainPieces[plainPieces.count - 1].removeLast()
+                if plainPieces[plainPieces.count - 1].isEmpty { plainPieces.removeLast() }
+            }
+            let plainString = Self.join(&plainPieces)
+            var code = ByteBuffer(capacity: blockCode.count + inlineCode.count)
+            code.append(blockCode.bytes)
             code.append(inlineCode.bytes)
+            blockCode.deallocate()
+            inlineCode.deallocate()
             let codeString = makeString(code.bytes, trusted: true)
             code.deallocate()
-            inlineCode.deallocate()
             // each message once, at its first place in the whole document's order
             var problems: [MathProblem] = []
             for problem in transformProblems + writerProblems where !problems.contains(where: { $0.message == problem.message }) {
@@ -368,11 +411,15 @@ public struct MarkdownRenderer: Sendable {
         transformer.links = []
         state.transformProblems += transformer.mathProblems
         transformer.mathProblems = []
+        let htmlSkip = SectionState.restart(&state.htmlScratch, after: state.htmlPieces)
+        let plainSkip = SectionState.restart(&state.plainScratch, after: state.plainPieces)
         transformer.plainText.deallocate()
-        transformer.plainText = state.plainText
+        transformer.plainText = state.plainScratch
         transformer.carriesText = true
-        state.html = transformer.renderHTML(doc, hardBreaks: options.hardBreaks, unsafe: options.unsafeHTML, continuing: state.html)
-        state.plainText = transformer.plainText
+        state.htmlScratch = transformer.renderHTML(doc, hardBreaks: options.hardBreaks, unsafe: options.unsafeHTML, continuing: state.htmlScratch)
+        state.plainScratch = transformer.plainText
+        SectionState.keep(state.htmlScratch, skip: htmlSkip, in: &state.htmlPieces)
+        SectionState.keep(state.plainScratch, skip: plainSkip, in: &state.plainPieces)
         state.inlineCode = transformer.codeText
         state.writerLinks += transformer.links
         state.writerProblems += transformer.mathProblems
