@@ -234,9 +234,10 @@ public struct MarkdownRenderer: Sendable {
 
     /// What the sections of one document hand on, and their results so far.
     private struct SectionState {
-        /// Each section's HTML and plain text, kept as pieces of their exact size and joined at the
-        /// end, each freed once copied: the joined text and all its pieces never take memory at once.
-        var htmlPieces: [[UInt8]] = [], plainPieces: [[UInt8]] = []
+        /// Each section's HTML and plain text, kept as pieces of their size and joined at the end,
+        /// each unmapped once copied: the joined text and all its pieces never take memory at once.
+        /// (Mapped rather than allocated: the allocator would keep freed pieces' pages.)
+        var htmlPieces: [MappedBytes] = [], plainPieces: [MappedBytes] = []
         /// The buffers the HTML writer writes a section into, reused. Each starts with the last byte
         /// of the text before, which the writer looks at (whether a newline is needed), and which
         /// is left out of the piece.
@@ -260,6 +261,7 @@ public struct MarkdownRenderer: Sendable {
         }
 
         func deallocate() {
+            for piece in htmlPieces + plainPieces { piece.unmap() }
             htmlScratch.deallocate()
             plainScratch.deallocate()
             blockCode.deallocate()
@@ -267,32 +269,31 @@ public struct MarkdownRenderer: Sendable {
         }
 
         /// A scratch buffer emptied and started with the last byte written so far (if any).
-        static func restart(_ scratch: inout ByteBuffer, after pieces: [[UInt8]]) -> Int {
+        static func restart(_ scratch: inout ByteBuffer, after pieces: [MappedBytes]) -> Int {
             scratch.count = 0
-            guard let last = pieces.last?.last else { return 0 }
+            guard let last = pieces.last?.bytes.last else { return 0 }
             scratch.append(last)
             return 1
         }
 
         /// The scratch buffer's bytes after the first `skip` as a piece.
-        static func keep(_ scratch: ByteBuffer, skip: Int, in pieces: inout [[UInt8]]) {
+        static func keep(_ scratch: ByteBuffer, skip: Int, in pieces: inout [MappedBytes]) {
             guard scratch.count > skip else { return }
-            pieces.append(Array(UnsafeBufferPointer(rebasing: scratch.bytes[skip...])))
+            pieces.append(MappedBytes(UnsafeBufferPointer(rebasing: scratch.bytes[skip...])))
         }
 
         /// The pieces as one String, each freed once copied. Invalid UTF-8 is repaired as by
         /// `String(decoding:)` (the whole-document path's `makeString` of untrusted bytes).
-        static func join(_ pieces: inout [[UInt8]]) -> String {
+        static func join(_ pieces: inout [MappedBytes]) -> String {
             let total = pieces.reduce(0) { $0 + $1.count }
+            defer { pieces = [] }
             guard total > 0 else { return "" }
             return String(unsafeUninitializedCapacity: total) { buffer in
                 var at = 0
-                for k in pieces.indices {
-                    pieces[k].withUnsafeBufferPointer { piece in
-                        UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[at..<(at + piece.count)]).copyMemory(from: UnsafeRawBufferPointer(piece))
-                    }
-                    at += pieces[k].count
-                    pieces[k] = []
+                for piece in pieces {
+                    (buffer.baseAddress! + at).update(from: piece.bytes.baseAddress!, count: piece.count)
+                    at += piece.count
+                    piece.unmap()
                 }
                 return total
             }
@@ -303,9 +304,9 @@ public struct MarkdownRenderer: Sendable {
             plainScratch.deallocate()
             let htmlString = Self.join(&htmlPieces)
             // the plain text without the blanks it ends with, as the whole-document path trims it
-            while let last = plainPieces.last?.last, last == 0x0A || last == 0x20 {
-                plainPieces[plainPieces.count - 1].removeLast()
-                if plainPieces[plainPieces.count - 1].isEmpty { plainPieces.removeLast() }
+            while let last = plainPieces.last?.bytes.last, last == 0x0A || last == 0x20 {
+                plainPieces[plainPieces.count - 1].count -= 1
+                if plainPieces[plainPieces.count - 1].count == 0 { plainPieces.removeLast().unmap() }
             }
             let plainString = Self.join(&plainPieces)
             var code = ByteBuffer(capacity: blockCode.count + inlineCode.count)
@@ -475,4 +476,30 @@ private func throughBlankLine(_ text: UnsafeBufferPointer<UInt8>) -> Int {
         start = lineEnd
     }
     return text.count
+}
+
+/// Bytes in pages of their own (`mmap`), given back to the system by `unmap`.
+private struct MappedBytes {
+    let base: UnsafeMutablePointer<UInt8>
+    let mapped: Int
+    var count: Int
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        mapped = max(bytes.count, 1)
+        #if canImport(Glibc)
+        let flags = MAP_PRIVATE | MAP_ANONYMOUS
+        #else
+        let flags = MAP_PRIVATE | MAP_ANON
+        #endif
+        guard let p = mmap(nil, mapped, PROT_READ | PROT_WRITE, flags, -1, 0), p != MAP_FAILED else {
+            fatalError("out of memory: mmap of \(mapped) bytes failed")
+        }
+        base = p.assumingMemoryBound(to: UInt8.self)
+        base.update(from: bytes.baseAddress!, count: bytes.count)
+        count = bytes.count
+    }
+
+    var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
+
+    func unmap() { munmap(base, mapped) }
 }
