@@ -211,17 +211,25 @@ public struct MarkdownRenderer: Sendable {
         let cuts = Prepass.sectionCuts(markdown, spacing: sectionSize)
         guard !cuts.isEmpty else { return nil }
         var state = SectionState(sectionSize: sectionSize)
-        var start = 0, linesBefore = 0, next = 0
+        var start = 0, linesBefore = 0, next = 0, retries = 0
         while start < n {
             let end = next < cuts.count ? cuts[next].offset : n
             switch renderSection(markdown, start..<end, linesBefore: linesBefore, state: &state) {
             case .done:
+                retries = 0
                 start = end
                 if next < cuts.count { linesBefore = cuts[next].linesBefore }
                 next += 1
             case .notClosed:
-                // a block is still open at the cut: the section runs on to the next one
+                // A block is still open at the cut: the section runs on to the next one. A document
+                // whose blocks stay open across cuts (one long list, an unclosed HTML block) is
+                // rendered whole rather than parsed again and again in ever longer sections.
                 next += 1
+                retries += 1
+                if retries > 3 {
+                    state.deallocate()
+                    return nil
+                }
             case .wholeOnly:
                 state.deallocate()
                 return nil
@@ -332,12 +340,13 @@ public struct MarkdownRenderer: Sendable {
     private func renderSection(_ markdown: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, linesBefore: Int,
                                state: inout SectionState) -> SectionOutcome {
         let section = UnsafeBufferPointer(rebasing: markdown[range])
-        // The first line after the section, as the pre-pass makes it within the whole text (it
-        // looks ahead up to a blank line at most, and its state is the initial one there).
+        // The first line after the section, as the pre-pass makes it within the whole text: its
+        // state is the initial one there, and it looks past the line only for a `$$` line (up to a
+        // blank line at most).
         var nextLine: [UInt8] = []
         if range.upperBound < markdown.count {
             let rest = UnsafeBufferPointer(rebasing: markdown[range.upperBound...])
-            let window = UnsafeBufferPointer(rebasing: rest[..<throughBlankLine(rest)])
+            let window = UnsafeBufferPointer(rebasing: rest[..<nextLineWindow(rest)])
             let pass = Prepass.run(window, bypassFences: false)
             let lineEnd = pass.lineStarts.count > 1 ? pass.lineStarts[1] : (pass.bytes?.count ?? window.count)
             if let bytes = pass.bytes { nextLine = Array(bytes[..<lineEnd]) } else { nextLine = Array(window[..<lineEnd]) }
@@ -462,9 +471,16 @@ private func containsBracketColon(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
     return false
 }
 
-/// The length of `text` up to and including its first blank line (spaces and tabs only), or all of it.
-private func throughBlankLine(_ text: UnsafeBufferPointer<UInt8>) -> Int {
+/// The length of `text`'s first line, or, when that line starts with `$$` (after blanks), of `text`
+/// up to and including its first blank line (spaces and tabs only) or all of it.
+private func nextLineWindow(_ text: UnsafeBufferPointer<UInt8>) -> Int {
     guard let base = text.baseAddress else { return 0 }
+    var first = 0
+    while first < text.count && (text[first] == 0x20 || text[first] == 0x09) { first += 1 }
+    if !(first + 1 < text.count && text[first] == UInt8(ascii: "$") && text[first + 1] == UInt8(ascii: "$")) {
+        guard let p = memchr(base, 0x0A, text.count) else { return text.count }
+        return UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self) - base + 1
+    }
     var start = 0
     while start < text.count {
         var end = text.count

@@ -154,6 +154,9 @@ final class SectionTests: XCTestCase {
             "> quote\n\n# heading\n\n- a\n\n  b\n\nc\n",
             "- a\n  :::note\n\n:::\n\ntext\n\n:::\n",
             ":::note\nopen at the top\n\n- x\n  :::\n\ntext\n\n:::\n\nend\n",
+            // the note opened before the cut is closed by the `:::` after it (the pre-pass counted
+            // the `:::` lines inside `<pre>`, which are no markers in the tree)
+            ":::note\nA\n\n<pre>\n:::\n</pre>\n\ntext\n\n<pre>\n:::\n</pre>\n\n:::\n\nend\n",
             "$$\nx\n$$\n\n$$\ny\n\n$$\n",
             "```\nunclosed\n\n# in code\n",
             "text\n\n\u{E000}marker\n\n`\u{E002}x\u{E002}`\n",
@@ -161,6 +164,16 @@ final class SectionTests: XCTestCase {
             Self.assertSame(text)
             Self.assertSame(text, MarkdownOptions(unsafeHTML: true))
         }
+    }
+
+    /// A document whose blocks stay open at every cut (one long list) is rendered whole, the same.
+    func testLongListIsRenderedWhole() {
+        let list = (1...40).map { "- item \($0)\n\n  more \($0)\n" }.joined(separator: "\n")
+        XCTAssertFalse(Self.sectioned(list))
+        Self.assertSame(list)
+        // after the list, cuts are found again
+        let after = list + "\n" + (1...10).map { "# heading\n\ntext \($0)\n" }.joined(separator: "\n")
+        Self.assertSame(after)
     }
 
     /// Every fixture renders the same in sections.
