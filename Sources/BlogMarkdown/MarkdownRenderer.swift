@@ -413,6 +413,7 @@ public struct MarkdownRenderer: Sendable {
         transformer.codeText = state.inlineCode
         if transformer.openNoteAtTop && !last {
             state.inlineCode = transformer.codeText
+            transformer.plainText.deallocate()
             return .wholeOnly
         }
         state.usedSlugs = transformer.usedSlugs
