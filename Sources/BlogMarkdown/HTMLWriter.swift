@@ -10,10 +10,11 @@ extension Transformer {
     /// without source positions), and in the same walk collects the plain text, the code text and the
     /// links. In the Qiita dialect, `http(s)` links get `rel="noopener"` and images `loading="lazy"`.
     /// `payloadsValid` turns false if a custom node's HTML (ours) is not valid UTF-8.
-    func renderHTML(_ doc: Node, hardBreaks: Bool, unsafe: Bool) -> ByteBuffer {
+    /// `continuing`: the HTML of the sections before (see `carriesText`), to append to.
+    func renderHTML(_ doc: Node, hardBreaks: Bool, unsafe: Bool, continuing: ByteBuffer? = nil) -> ByteBuffer {
         // Room for highlighted code (spans roughly double it) without growing, which copied the
         // whole buffer once for almost every document.
-        var out = ByteBuffer(capacity: source.count * 3 + 256)
+        var out = continuing ?? ByteBuffer(capacity: source.count * 3 + 256)
         var inImage = 0
         // The image whose alt text is being written (attribute mode: only text goes out), and whether
         // it is one of ours (Qiita: text and code only) or cmark's (text, code and raw HTML).
@@ -24,7 +25,13 @@ extension Transformer {
         var imageLinked = false
         let qiita = options.qiitaExtensions
         // the plain text goes into a byte buffer of its own (about 150,000 appends per 1,000 documents)
-        var plainText = ByteBuffer(capacity: source.count + 64)
+        var plainText: ByteBuffer
+        if carriesText {
+            plainText = self.plainText
+            self.plainText = ByteBuffer(capacity: 0)
+        } else {
+            plainText = ByteBuffer(capacity: source.count + 64)
+        }
         var codeText = ByteBuffer(capacity: 0)
         var links: [MarkdownLink] = []
         swap(&codeText, &self.codeText)

@@ -114,6 +114,11 @@ public struct MarkdownRenderer: Sendable {
     /// Whether the bodies of top-level fenced code blocks bypass cmark (see Prepass.swift); off only
     /// in tests that compare both ways.
     var fenceBypass = true
+    /// Documents longer than this (bytes) are rendered in sections (see `renderSectioned`); tests
+    /// lower it to compare both ways.
+    var sectionThreshold = 2 << 20
+    /// The least length of a section (bytes): a section ends at the first cut after it.
+    var sectionSize = 1 << 20
 
     public init(options: MarkdownOptions = MarkdownOptions()) {
         self.options = options
@@ -131,6 +136,7 @@ public struct MarkdownRenderer: Sendable {
         assert(String(validating: markdown, as: UTF8.self) != nil, "render(validUTF8:) was given invalid UTF-8")
         // The text is parsed where it is (no copy) unless the pre-pass had to change it.
         guard options.qiitaExtensions else { return render(source: markdown, prepass: nil)! }
+        if markdown.count > sectionThreshold, let result = renderSectioned(markdown) { return result }
         if let result = render(markdown, prepass: Prepass.run(markdown, bypassFences: fenceBypass)) { return result }
         // a bypassed fence was not parsed as expected: once more without the bypass
         return render(markdown, prepass: Prepass.run(markdown, bypassFences: false))!
@@ -183,6 +189,256 @@ public struct MarkdownRenderer: Sendable {
                                 mayHaveImages: transformer.mayHaveImages)
     }
 
+    // MARK: - sections
+
+    /// Renders a large document a section at a time: each is pre-passed, parsed, transformed and
+    /// written, and its tree freed, before the next is parsed, so that cmark's tree (several times
+    /// the text) is never held for the whole document. The result is that of rendering the document
+    /// whole: a section starts on a line where the pre-pass holds no state (`Prepass.sectionCuts`)
+    /// and cmark has closed every block before it (checked by parsing the section with that line
+    /// after it: the line must start a top-level block); what the transforms carry across the
+    /// document (heading ids, the text buffers, the HTML's and plain text's last byte, lines) is
+    /// handed from one section to the next, and lists filled in two phases (links, code text, math
+    /// problems) are joined phase by phase; the HTML and plain text are kept in pieces until the end
+    /// (see `SectionState`). Nil (render it whole) when the document has `]:`
+    /// (link reference and footnote definitions are resolved across the whole document), a `\r`
+    /// (cmark would count lines the pre-pass does not), no cut, or a note left open at the top
+    /// level of a section (a later marker could close it).
+    func renderSectioned(_ markdown: UnsafeBufferPointer<UInt8>) -> RenderedMarkdown? {
+        guard let base = markdown.baseAddress else { return nil }
+        let n = markdown.count
+        guard memchr(base, 0x0D, n) == nil, !containsBracketColon(markdown) else { return nil }
+        let cuts = Prepass.sectionCuts(markdown, spacing: sectionSize)
+        guard !cuts.isEmpty else { return nil }
+        var state = SectionState(sectionSize: sectionSize)
+        var start = 0, linesBefore = 0, next = 0, retries = 0
+        while start < n {
+            let end = next < cuts.count ? cuts[next].offset : n
+            switch renderSection(markdown, start..<end, linesBefore: linesBefore, state: &state) {
+            case .done:
+                retries = 0
+                start = end
+                if next < cuts.count { linesBefore = cuts[next].linesBefore }
+                next += 1
+            case .notClosed:
+                // A block is still open at the cut: the section runs on to the next one. A document
+                // whose blocks stay open across cuts (one long list, an unclosed HTML block) is
+                // rendered whole rather than parsed again and again in ever longer sections.
+                next += 1
+                retries += 1
+                if retries > 3 {
+                    state.deallocate()
+                    return nil
+                }
+            case .wholeOnly:
+                state.deallocate()
+                return nil
+            }
+        }
+        return state.result()
+    }
+
+    private enum SectionOutcome { case done, notClosed, wholeOnly }
+
+    /// What the sections of one document hand on, and their results so far.
+    private struct SectionState {
+        /// Each section's HTML and plain text, kept as pieces of their size and joined at the end,
+        /// each unmapped once copied: the joined text and all its pieces never take memory at once.
+        /// (Mapped rather than allocated: the allocator would keep freed pieces' pages.)
+        var htmlPieces: [MappedBytes] = [], plainPieces: [MappedBytes] = []
+        /// The buffers the HTML writer writes a section into, reused. Each starts with the last byte
+        /// of the text before, which the writer looks at (whether a newline is needed), and which
+        /// is left out of the piece.
+        var htmlScratch: ByteBuffer
+        var plainScratch: ByteBuffer
+        /// Code block text (written by the transforms) and inline code (by the HTML writer): the
+        /// whole document's code text is all of the first, then all of the second.
+        var blockCode = ByteBuffer(capacity: 256)
+        var inlineCode = ByteBuffer(capacity: 0)
+        var usedSlugs = Transformer.SlugTable()
+        var headings: [Heading] = []
+        /// Links and math problems found by the transforms and by the HTML writer, joined the same way.
+        var transformLinks: [MarkdownLink] = [], writerLinks: [MarkdownLink] = []
+        var transformProblems: [MathProblem] = [], writerProblems: [MathProblem] = []
+        var mayHaveImages = false
+        var payloadsValid = true
+
+        init(sectionSize: Int) {
+            htmlScratch = ByteBuffer(capacity: sectionSize * 3 + 256)
+            plainScratch = ByteBuffer(capacity: sectionSize + 64)
+        }
+
+        func deallocate() {
+            for piece in htmlPieces + plainPieces { piece.unmap() }
+            htmlScratch.deallocate()
+            plainScratch.deallocate()
+            blockCode.deallocate()
+            inlineCode.deallocate()
+        }
+
+        /// A scratch buffer emptied and started with the last byte written so far (if any).
+        static func restart(_ scratch: inout ByteBuffer, after pieces: [MappedBytes]) -> Int {
+            scratch.count = 0
+            guard let last = pieces.last?.bytes.last else { return 0 }
+            scratch.append(last)
+            return 1
+        }
+
+        /// The scratch buffer's bytes after the first `skip` as a piece.
+        static func keep(_ scratch: ByteBuffer, skip: Int, in pieces: inout [MappedBytes]) {
+            guard scratch.count > skip else { return }
+            pieces.append(MappedBytes(UnsafeBufferPointer(rebasing: scratch.bytes[skip...])))
+        }
+
+        /// The pieces as one String, each freed once copied. Invalid UTF-8 is repaired as by
+        /// `String(decoding:)` (the whole-document path's `makeString` of untrusted bytes).
+        static func join(_ pieces: inout [MappedBytes]) -> String {
+            let total = pieces.reduce(0) { $0 + $1.count }
+            defer { pieces = [] }
+            guard total > 0 else { return "" }
+            return String(unsafeUninitializedCapacity: total) { buffer in
+                var at = 0
+                for piece in pieces {
+                    (buffer.baseAddress! + at).update(from: piece.bytes.baseAddress!, count: piece.count)
+                    at += piece.count
+                    piece.unmap()
+                }
+                return total
+            }
+        }
+
+        mutating func result() -> RenderedMarkdown {
+            htmlScratch.deallocate()
+            plainScratch.deallocate()
+            let htmlString = Self.join(&htmlPieces)
+            // the plain text without the blanks it ends with, as the whole-document path trims it
+            while let last = plainPieces.last?.bytes.last, last == 0x0A || last == 0x20 {
+                plainPieces[plainPieces.count - 1].count -= 1
+                if plainPieces[plainPieces.count - 1].count == 0 { plainPieces.removeLast().unmap() }
+            }
+            let plainString = Self.join(&plainPieces)
+            var code = ByteBuffer(capacity: blockCode.count + inlineCode.count)
+            code.append(blockCode.bytes)
+            code.append(inlineCode.bytes)
+            blockCode.deallocate()
+            inlineCode.deallocate()
+            let codeString = makeString(code.bytes, trusted: true)
+            code.deallocate()
+            // each message once, at its first place in the whole document's order
+            var problems: [MathProblem] = []
+            for problem in transformProblems + writerProblems where !problems.contains(where: { $0.message == problem.message }) {
+                problems.append(problem)
+            }
+            return RenderedMarkdown(html: htmlString, headings: headings, plainText: plainString, codeText: codeString,
+                                    links: transformLinks + writerLinks, mathProblems: problems, mayHaveImages: mayHaveImages)
+        }
+    }
+
+    /// One section (`range` of `markdown`, whole lines): rendered into `state` (`.done`), or not
+    /// touched when cmark has a block still open at its end (`.notClosed`) or the document must be
+    /// rendered whole (`.wholeOnly`).
+    private func renderSection(_ markdown: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, linesBefore: Int,
+                               state: inout SectionState) -> SectionOutcome {
+        let section = UnsafeBufferPointer(rebasing: markdown[range])
+        // The first line after the section, as the pre-pass makes it within the whole text: its
+        // state is the initial one there, and it looks past the line only for a `$$` line (up to a
+        // blank line at most).
+        var nextLine: [UInt8] = []
+        if range.upperBound < markdown.count {
+            let rest = UnsafeBufferPointer(rebasing: markdown[range.upperBound...])
+            let window = UnsafeBufferPointer(rebasing: rest[..<nextLineWindow(rest)])
+            let pass = Prepass.run(window, bypassFences: false)
+            let lineEnd = pass.lineStarts.count > 1 ? pass.lineStarts[1] : (pass.bytes?.count ?? window.count)
+            if let bytes = pass.bytes { nextLine = Array(bytes[..<lineEnd]) } else { nextLine = Array(window[..<lineEnd]) }
+        }
+        for bypass in fenceBypass ? [true, false] : [false] {
+            let prepass = Prepass.run(section, bypassFences: bypass)
+            guard !prepass.sawFootnotes else { return .wholeOnly }
+            let outcome: SectionOutcome? = withParsedText(section, prepass, nextLine) { source, parsed in
+                renderSection(source: source, parsed: parsed, prepass: prepass, checkLine: !nextLine.isEmpty,
+                              linesBefore: linesBefore, last: range.upperBound == markdown.count, state: &state)
+            }
+            if let outcome { return outcome }
+        }
+        return .wholeOnly // (not reached: without the bypass, the fence check always passes)
+    }
+
+    /// Calls `body` with the section's text after the pre-pass (`source`) and the text to parse:
+    /// `source` and then `nextLine`.
+    private func withParsedText<R>(_ section: UnsafeBufferPointer<UInt8>, _ prepass: Prepass, _ nextLine: [UInt8],
+                                   _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if nextLine.isEmpty {
+            if let bytes = prepass.bytes { return bytes.withUnsafeBufferPointer { body($0, $0) } }
+            return body(section, section)
+        }
+        var text: [UInt8] = []
+        let sourceCount = prepass.bytes?.count ?? section.count
+        text.reserveCapacity(sourceCount + nextLine.count)
+        if let bytes = prepass.bytes { text.append(contentsOf: bytes) } else { text.append(contentsOf: section) }
+        text.append(contentsOf: nextLine)
+        return text.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[..<sourceCount]), $0) }
+    }
+
+    /// Nil when a bypassed fence was not parsed as expected (the section is then pre-passed again
+    /// without the bypass).
+    private func renderSection(source: UnsafeBufferPointer<UInt8>, parsed: UnsafeBufferPointer<UInt8>, prepass: Prepass,
+                               checkLine: Bool, linesBefore: Int, last: Bool, state: inout SectionState) -> SectionOutcome? {
+        let parseFlags = CMARK_OPT_DEFAULT
+        guard let doc = parseDocument(parsed, options: parseFlags) else { return .wholeOnly }
+        defer { cmark_node_free(doc) }
+        if checkLine {
+            // The line after the section must start a top-level block: cmark then closed every
+            // block of the section on it, as in the whole text, and parses the rest from scratch.
+            var lines: Int32 = 0
+            if let p = source.baseAddress {
+                var k = 0
+                while k < source.count, let q = memchr(p + k, 0x0A, source.count - k) {
+                    k = UnsafeRawPointer(q).assumingMemoryBound(to: UInt8.self) - p + 1
+                    lines += 1
+                }
+            }
+            guard let after = cmark_node_last_child(doc), cmark_node_get_start_line(after) == lines + 1 else { return .notClosed }
+            cmark_node_free(after)
+        }
+        guard prepass.restoreFenceBodies(doc) else { return nil }
+
+        let transformer = Transformer(options: options, parseFlags: parseFlags, source: source, prepass: prepass)
+        transformer.lineBase = Int32(linesBefore)
+        transformer.usedSlugs = state.usedSlugs
+        // code block text goes on after that of the sections before (the transforms look at its last byte)
+        transformer.codeText.deallocate()
+        transformer.codeText = state.blockCode
+        transformer.run(doc)
+        state.blockCode = transformer.codeText
+        transformer.codeText = state.inlineCode
+        if transformer.openNoteAtTop && !last {
+            state.inlineCode = transformer.codeText
+            transformer.plainText.deallocate()
+            return .wholeOnly
+        }
+        state.usedSlugs = transformer.usedSlugs
+        state.headings += transformer.headings
+        state.transformLinks += transformer.links
+        transformer.links = []
+        state.transformProblems += transformer.mathProblems
+        transformer.mathProblems = []
+        let htmlSkip = SectionState.restart(&state.htmlScratch, after: state.htmlPieces)
+        let plainSkip = SectionState.restart(&state.plainScratch, after: state.plainPieces)
+        transformer.plainText.deallocate()
+        transformer.plainText = state.plainScratch
+        transformer.carriesText = true
+        state.htmlScratch = transformer.renderHTML(doc, hardBreaks: options.hardBreaks, unsafe: options.unsafeHTML, continuing: state.htmlScratch)
+        state.plainScratch = transformer.plainText
+        SectionState.keep(state.htmlScratch, skip: htmlSkip, in: &state.htmlPieces)
+        SectionState.keep(state.plainScratch, skip: plainSkip, in: &state.plainPieces)
+        state.inlineCode = transformer.codeText
+        state.writerLinks += transformer.links
+        state.writerProblems += transformer.mathProblems
+        state.mayHaveImages = state.mayHaveImages || transformer.mayHaveImages
+        state.payloadsValid = state.payloadsValid && transformer.payloadsValid
+        return .done
+    }
+
     /// Plain libcmark (`cmark_markdown_to_html`, CommonMark only) for benchmarks and comparisons:
     /// `make bench` can time this against `render` on the same corpus.
     public static func renderPlainCmark(_ markdown: String, unsafe: Bool = true, hardBreaks: Bool = false) -> String {
@@ -202,4 +458,65 @@ public struct MarkdownRenderer: Sendable {
             return String(cString: out)
         }
     }
+}
+
+
+/// Whether `text` holds `]:`.
+private func containsBracketColon(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard let base = text.baseAddress else { return false }
+    var k = 0
+    while k < text.count, let p = memchr(base + k, Int32(UInt8(ascii: "]")), text.count - k) {
+        k = UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self) - base + 1
+        if k < text.count && text[k] == UInt8(ascii: ":") { return true }
+    }
+    return false
+}
+
+/// The length of `text`'s first line, or, when that line starts with `$$` (after blanks), of `text`
+/// up to and including its first blank line (spaces and tabs only) or all of it.
+private func nextLineWindow(_ text: UnsafeBufferPointer<UInt8>) -> Int {
+    guard let base = text.baseAddress else { return 0 }
+    var first = 0
+    while first < text.count && (text[first] == 0x20 || text[first] == 0x09) { first += 1 }
+    if !(first + 1 < text.count && text[first] == UInt8(ascii: "$") && text[first + 1] == UInt8(ascii: "$")) {
+        guard let p = memchr(base, 0x0A, text.count) else { return text.count }
+        return UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self) - base + 1
+    }
+    var start = 0
+    while start < text.count {
+        var end = text.count
+        if let p = memchr(base + start, 0x0A, text.count - start) { end = UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self) - base }
+        var i = start
+        while i < end && (text[i] == 0x20 || text[i] == 0x09) { i += 1 }
+        let lineEnd = end < text.count ? end + 1 : end
+        if i == end { return lineEnd }
+        start = lineEnd
+    }
+    return text.count
+}
+
+/// Bytes in pages of their own (`mmap`), given back to the system by `unmap`.
+private struct MappedBytes {
+    let base: UnsafeMutablePointer<UInt8>
+    let mapped: Int
+    var count: Int
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        mapped = max(bytes.count, 1)
+        #if canImport(Glibc)
+        let flags = MAP_PRIVATE | MAP_ANONYMOUS
+        #else
+        let flags = MAP_PRIVATE | MAP_ANON
+        #endif
+        guard let p = mmap(nil, mapped, PROT_READ | PROT_WRITE, flags, -1, 0), p != MAP_FAILED else {
+            fatalError("out of memory: mmap of \(mapped) bytes failed")
+        }
+        base = p.assumingMemoryBound(to: UInt8.self)
+        base.update(from: bytes.baseAddress!, count: bytes.count)
+        count = bytes.count
+    }
+
+    var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
+
+    func unmap() { munmap(base, mapped) }
 }

@@ -60,6 +60,7 @@ extension Transformer {
             done[open.index] = true
             done[k] = true
         }
+        openNoteAtTop = stack.contains { cmark_node_parent(markers[$0.index]) == doc }
         // Unmatched markers show their original line as a paragraph.
         for (k, marker) in markers.enumerated() where !done[k] {
             let line = Int(cmark_node_get_start_line(marker))

@@ -603,3 +603,87 @@ extension Prepass {
         return next == bypassedFences.count
     }
 }
+
+extension Prepass {
+    /// A line start where a document may be cut into sections (see `MarkdownRenderer.renderSectioned`).
+    struct Cut {
+        /// The offset of the line in the text.
+        var offset: Int
+        /// The number of lines before it.
+        var linesBefore: Int
+    }
+
+    /// Line starts at least `spacing` bytes apart where the pass above is in its initial state (no
+    /// fence, `$$` block or `:::` block open) and the line before is blank: the pass gives the lines
+    /// from there on the same output alone as within the whole text, since it looks ahead only up to
+    /// a blank line. The state follows `run`'s line loop step by step; whether cmark's blocks are
+    /// closed there too is checked by the renderer. The line itself is not blank.
+    static func sectionCuts(_ s: UnsafeBufferPointer<UInt8>, spacing: Int) -> [Cut] {
+        var cuts: [Cut] = []
+        let n = s.count
+        guard let base = s.baseAddress else { return cuts }
+        let hasDollar = memchr(base, Int32(UInt8(ascii: "$")), n) != nil
+        var fenceChar: UInt8 = 0
+        var fenceLen = 0
+        var mathBlockEnd = -1
+        var noteDepth = 0
+        var previousBlank = false
+        var lastCut = 0
+        var line = 0
+        var start = 0
+        while start < n {
+            let end: Int
+            if let p = memchr(base + start, 0x0A, n - start) {
+                end = UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self) - base
+            } else {
+                end = n
+            }
+            let lineEnd = end < n ? end + 1 : end
+            var contentEnd = end
+            if contentEnd > start && s[contentEnd - 1] == 0x0D { contentEnd -= 1 }
+            defer { start = lineEnd; line += 1 }
+            var i = start
+            while i < contentEnd && s[i].isSpaceOrTab { i += 1 }
+            let indent = i - start
+            let blank = i == contentEnd
+            if !blank && previousBlank && fenceChar == 0 && mathBlockEnd < 0 && noteDepth == 0 && start - lastCut >= spacing {
+                cuts.append(Cut(offset: start, linesBefore: line))
+                lastCut = start
+            }
+            previousBlank = blank
+            if mathBlockEnd >= 0 {
+                if start == mathBlockEnd { mathBlockEnd = -1 }
+                continue
+            }
+            if fenceChar == 0, hasDollar, indent <= 3, isDollarsLine(s, i, contentEnd), let close = closingDollarsLine(s, after: lineEnd) {
+                mathBlockEnd = close.start
+                continue
+            }
+            if i < contentEnd && (s[i] == UInt8(ascii: "`") || s[i] == UInt8(ascii: "~")) {
+                let c = s[i]
+                var j = i
+                while j < contentEnd && s[j] == c { j += 1 }
+                let run = j - i
+                if run >= 3 {
+                    if fenceChar == 0 {
+                        if c != UInt8(ascii: "`") || !s[j..<contentEnd].contains(UInt8(ascii: "`")) {
+                            fenceChar = c
+                            fenceLen = run
+                            continue
+                        }
+                    } else if c == fenceChar && run >= fenceLen && s[j..<contentEnd].allSatisfy({ $0.isSpaceOrTab }) {
+                        fenceChar = 0
+                        continue
+                    }
+                }
+            }
+            if fenceChar != 0 { continue }
+            let content = s[i..<contentEnd]
+            if indent <= 3 && i < contentEnd && s[i] == 0x3A && content.starts(with: [0x3A, 0x3A, 0x3A]) {
+                let trimmed = content.dropFirst(3).drop(while: { $0.isSpaceOrTab })
+                if trimmed.isEmpty && noteDepth > 0 { noteDepth -= 1 } else { noteDepth += 1 }
+            }
+        }
+        return cuts
+    }
+}

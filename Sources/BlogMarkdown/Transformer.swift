@@ -68,9 +68,19 @@ final class Transformer {
     /// A line of the text cmark parsed as a line of the original (the pre-pass may leave code block
     /// bodies out: see Prepass.swift).
     @inline(__always) func originalLine(_ line: Int32) -> Int32 {
-        guard let prepass, !prepass.bypassedFences.isEmpty else { return line }
-        return prepass.originalLine(line)
+        guard let prepass, !prepass.bypassedFences.isEmpty else { return line + lineBase }
+        return prepass.originalLine(line) + lineBase
     }
+
+    /// Lines of the document before the text parsed (a section of a large document: see
+    /// `MarkdownRenderer.renderSectioned`).
+    var lineBase: Int32 = 0
+    /// Whether `renderHTML` appends the plain text to `plainText` as it is (a section continuing the
+    /// text of the ones before) instead of starting a buffer of its own.
+    var carriesText = false
+    /// Set by `groupNotes`: a note marker at the top level was left open, which a marker after
+    /// this text could close (so the text cannot be a section of its own).
+    var openNoteAtTop = false
 
     @inline(__always) func setFlag(_ node: Node, _ flag: Int) {
         setUserData(node, userData(node, direct: direct) | flag, direct: direct)

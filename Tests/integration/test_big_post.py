@@ -86,9 +86,8 @@ def peak_kb(site, out):
     return int(report.read_text().split()[-1])
 
 
-# Not met yet: freeing the tree block by block and the Markdown before the page lowered the peak,
-# but the whole cmark tree is still built before the first block is written.
-@pytest.mark.xfail(strict=False, reason="peak growth per byte is still above the goal: the cmark tree is built whole")
+# Met since large documents are parsed in sections (MarkdownRenderer.renderSectioned): the whole
+# cmark tree is never built.
 @pytest.mark.skipif(not shutil.which(TIME), reason="GNU time (/usr/bin/time) is needed to read a build's peak memory")
 def test_big_post_peak_memory_per_input_byte(tmp_path):
     post = big_post(POST_BYTES)
