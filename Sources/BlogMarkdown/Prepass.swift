@@ -139,6 +139,9 @@ struct Prepass {
             var mathBlockEnd = -1
             var mathFence: [UInt8] = []
             var noteDepth = 0
+            /// Inside a raw HTML block that runs to an end marker (`<pre>`, a comment, …): the markers
+            /// that end it. Its lines are cmark's raw HTML, kept as written (a `:::` there is text).
+            var htmlBlockEnd: [[UInt8]]?
             /// The line number in the text cmark parses (bypassed body lines are not counted).
             var lineNumber = 0
             // Fence bypass (see above): the fence being tracked may be left out from `bodyStart` on,
@@ -199,6 +202,7 @@ struct Prepass {
                     mathBlockEnd = -1
                     continue
                 }
+                if fenceChar == 0 && Prepass.followRawHTMLBlock(s, i, contentEnd, indent: indent, state: &htmlBlockEnd) { continue }
                 if fenceChar == 0, hasDollar, indent <= 3, isDollarsLine(s, i, contentEnd),
                    let close = closingDollarsLine(s, after: lineEnd) {
                     // `$$` … `$$` -> `~~~math` … `~~~`, longer than any `~` run that starts a line inside
@@ -613,6 +617,67 @@ extension Prepass {
         var linesBefore: Int
     }
 
+    /// The end markers of CommonMark's raw HTML blocks of types 1 to 5, which run until a line
+    /// holds one (blank lines included).
+    private static let anyPreEnd: [[UInt8]] = ["</pre>", "</script>", "</style>", "</textarea>"].map { Array($0.utf8) }
+    private static let preNames: [[UInt8]] = ["pre", "script", "style", "textarea"].map { Array($0.utf8) }
+
+    /// Follows raw HTML blocks of types 1 to 5 (`<pre>`, `<script>`, `<style>`, `<textarea>`,
+    /// comments, `<?…?>`, `<!X…>`, CDATA) line by line: true when the line `s[i..<contentEnd]`
+    /// (`i` after the indentation) opens, continues or closes one, so that the pass leaves it as
+    /// written. `state` holds the open block's end markers.
+    static func followRawHTMLBlock(_ s: UnsafeBufferPointer<UInt8>, _ i: Int, _ contentEnd: Int, indent: Int,
+                                   state: inout [[UInt8]]?) -> Bool {
+        if let ends = state {
+            if ends.contains(where: { lineHolds(s, i, contentEnd, $0) }) { state = nil }
+            return true
+        }
+        guard indent <= 3, contentEnd - i >= 2, s[i] == UInt8(ascii: "<") else { return false }
+        let ends: [[UInt8]]
+        var searchFrom = i
+        let rest = s[(i + 1)..<contentEnd]
+        if rest.starts(with: "!--".utf8) {
+            ends = [Array("-->".utf8)]
+            searchFrom = i + 4
+        } else if rest.starts(with: "?".utf8) {
+            ends = [Array("?>".utf8)]
+            searchFrom = i + 2
+        } else if rest.starts(with: "![CDATA[".utf8) {
+            ends = [Array("]]>".utf8)]
+            searchFrom = i + 9
+        } else if rest.count >= 2 && rest.first == UInt8(ascii: "!") && rest[rest.startIndex + 1].isASCIILetter {
+            ends = [Array(">".utf8)]
+            searchFrom = i + 2
+        } else if let name = preNames.first(where: { startsIgnoringCase(s, i + 1, contentEnd, $0) }) {
+            let after = i + 1 + name.count
+            guard after == contentEnd || s[after] == UInt8(ascii: ">") || s[after].isSpaceOrTab else { return false }
+            ends = anyPreEnd
+        } else {
+            return false
+        }
+        if !ends.contains(where: { lineHolds(s, searchFrom, contentEnd, $0) }) { state = ends }
+        return true
+    }
+
+    /// Whether `s[from..<to]` holds `marker`, ASCII letters compared ignoring case.
+    private static func lineHolds(_ s: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int, _ marker: [UInt8]) -> Bool {
+        var k = from
+        while k + marker.count <= to {
+            if startsIgnoringCase(s, k, to, marker) { return true }
+            k += 1
+        }
+        return false
+    }
+
+    private static func startsIgnoringCase(_ s: UnsafeBufferPointer<UInt8>, _ at: Int, _ to: Int, _ lowercase: [UInt8]) -> Bool {
+        guard at + lowercase.count <= to else { return false }
+        for (k, c) in lowercase.enumerated() {
+            let b = s[at + k]
+            if b != c && !(b >= 0x41 && b <= 0x5A && b | 0x20 == c) { return false }
+        }
+        return true
+    }
+
     /// Line starts at least `spacing` bytes apart where the pass above is in its initial state (no
     /// fence, `$$` block or `:::` block open) and the line before is blank: the pass gives the lines
     /// from there on the same output alone as within the whole text, since it looks ahead only up to
@@ -627,6 +692,7 @@ extension Prepass {
         var fenceLen = 0
         var mathBlockEnd = -1
         var noteDepth = 0
+        var htmlBlockEnd: [[UInt8]]?
         var previousBlank = false
         var lastCut = 0
         var line = 0
@@ -646,7 +712,8 @@ extension Prepass {
             while i < contentEnd && s[i].isSpaceOrTab { i += 1 }
             let indent = i - start
             let blank = i == contentEnd
-            if !blank && previousBlank && fenceChar == 0 && mathBlockEnd < 0 && noteDepth == 0 && start - lastCut >= spacing {
+            if !blank && previousBlank && fenceChar == 0 && mathBlockEnd < 0 && noteDepth == 0 && htmlBlockEnd == nil
+                && start - lastCut >= spacing {
                 cuts.append(Cut(offset: start, linesBefore: line))
                 lastCut = start
             }
@@ -655,6 +722,7 @@ extension Prepass {
                 if start == mathBlockEnd { mathBlockEnd = -1 }
                 continue
             }
+            if fenceChar == 0 && followRawHTMLBlock(s, i, contentEnd, indent: indent, state: &htmlBlockEnd) { continue }
             if fenceChar == 0, hasDollar, indent <= 3, isDollarsLine(s, i, contentEnd), let close = closingDollarsLine(s, after: lineEnd) {
                 mathBlockEnd = close.start
                 continue
