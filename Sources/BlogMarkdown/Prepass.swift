@@ -217,38 +217,31 @@ struct Prepass {
                 }
 
                 // Fence tracking (any indentation, so fences in list items count too).
-                if i < contentEnd && (s[i] == UInt8(ascii: "`") || s[i] == UInt8(ascii: "~")) {
-                    let c = s[i]
-                    var j = i
-                    while j < contentEnd && s[j] == c { j += 1 }
-                    let run = j - i
-                    if run >= 3 {
-                        if fenceChar == 0 {
-                            if c != UInt8(ascii: "`") || !s[j..<contentEnd].contains(UInt8(ascii: "`")) {
-                                fenceChar = c
-                                fenceLen = run
-                                bypassCandidate = bypass && indent == 0 && run < 256 && lineEnd < n
-                                if bypassCandidate {
-                                    openStart = start
-                                    bodyStart = lineEnd
-                                    bodyLineIndex = result.lineStarts.count
-                                    openLine = lineNumber
-                                }
-                                continue
-                            }
-                        } else if c == fenceChar && run >= fenceLen && s[j..<contentEnd].allSatisfy({ $0.isSpaceOrTab }) {
-                            fenceChar = 0
-                            // cmark closes the block here too only with at most three spaces before the run
-                            if bypassCandidate && indent <= 3 && !s[start..<i].contains(0x09) {
-                                // this line's entry, made before it was known that the body goes
-                                result.lineStarts.removeLast()
-                                leaveOutBody(upTo: start, closingLineEnd: lineEnd)
-                                result.lineStarts.append(out.count + start - flushed)
-                            }
-                            bypassCandidate = false
-                            continue
-                        }
+                switch Prepass.fenceLine(s, i, contentEnd, open: fenceChar, length: fenceLen) {
+                case .opens(let c, let run):
+                    fenceChar = c
+                    fenceLen = run
+                    bypassCandidate = bypass && indent == 0 && run < 256 && lineEnd < n
+                    if bypassCandidate {
+                        openStart = start
+                        bodyStart = lineEnd
+                        bodyLineIndex = result.lineStarts.count
+                        openLine = lineNumber
                     }
+                    continue
+                case .closes:
+                    fenceChar = 0
+                    // cmark closes the block here too only with at most three spaces before the run
+                    if bypassCandidate && indent <= 3 && !s[start..<i].contains(0x09) {
+                        // this line's entry, made before it was known that the body goes
+                        result.lineStarts.removeLast()
+                        leaveOutBody(upTo: start, closingLineEnd: lineEnd)
+                        result.lineStarts.append(out.count + start - flushed)
+                    }
+                    bypassCandidate = false
+                    continue
+                case .neither:
+                    break
                 }
                 if fenceChar != 0 { continue }
                 let line = s[i..<contentEnd]
@@ -617,6 +610,30 @@ extension Prepass {
         var linesBefore: Int
     }
 
+    enum FenceLine {
+        case opens(UInt8, Int)
+        case closes
+        case neither
+    }
+
+    /// What the line `s[i..<contentEnd]` (`i` after the indentation) does to fenced code, given the
+    /// open fence's character (0: none) and length: opens one (its character and run), closes it,
+    /// or neither.
+    static func fenceLine(_ s: UnsafeBufferPointer<UInt8>, _ i: Int, _ contentEnd: Int, open fenceChar: UInt8, length fenceLen: Int) -> FenceLine {
+        guard i < contentEnd && (s[i] == UInt8(ascii: "`") || s[i] == UInt8(ascii: "~")) else { return .neither }
+        let c = s[i]
+        var j = i
+        while j < contentEnd && s[j] == c { j += 1 }
+        let run = j - i
+        guard run >= 3 else { return .neither }
+        if fenceChar == 0 {
+            if c != UInt8(ascii: "`") || !s[j..<contentEnd].contains(UInt8(ascii: "`")) { return .opens(c, run) }
+        } else if c == fenceChar && run >= fenceLen && s[j..<contentEnd].allSatisfy({ $0.isSpaceOrTab }) {
+            return .closes
+        }
+        return .neither
+    }
+
     /// The end markers of CommonMark's raw HTML blocks of types 1 to 5, which run until a line
     /// holds one (blank lines included).
     private static let anyPreEnd: [[UInt8]] = ["</pre>", "</script>", "</style>", "</textarea>"].map { Array($0.utf8) }
@@ -727,23 +744,16 @@ extension Prepass {
                 mathBlockEnd = close.start
                 continue
             }
-            if i < contentEnd && (s[i] == UInt8(ascii: "`") || s[i] == UInt8(ascii: "~")) {
-                let c = s[i]
-                var j = i
-                while j < contentEnd && s[j] == c { j += 1 }
-                let run = j - i
-                if run >= 3 {
-                    if fenceChar == 0 {
-                        if c != UInt8(ascii: "`") || !s[j..<contentEnd].contains(UInt8(ascii: "`")) {
-                            fenceChar = c
-                            fenceLen = run
-                            continue
-                        }
-                    } else if c == fenceChar && run >= fenceLen && s[j..<contentEnd].allSatisfy({ $0.isSpaceOrTab }) {
-                        fenceChar = 0
-                        continue
-                    }
-                }
+            switch fenceLine(s, i, contentEnd, open: fenceChar, length: fenceLen) {
+            case .opens(let c, let run):
+                fenceChar = c
+                fenceLen = run
+                continue
+            case .closes:
+                fenceChar = 0
+                continue
+            case .neither:
+                break
             }
             if fenceChar != 0 { continue }
             let content = s[i..<contentEnd]
