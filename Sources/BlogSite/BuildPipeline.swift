@@ -23,11 +23,12 @@ import Foundation
 /// ways, all three making each output with the same maker (`Outputs`, below):
 /// - streaming (`stream`: `blog build`): the posts' pages first, each as soon as its body is
 ///   rendered ("posts"), with each feed once the posts it lists are made; then the list pages
-///   ("render") while another thread makes the other feeds, the JSON indexes and the sitemap
-///   ("+feeds", "+json", "+sitemap"); then, the HTML let go, the search index and static/.
-/// - in memory (`inMemory`: serve's first build, a change of structure, the tests): every page
-///   whose fingerprint changed ("render"), then the feeds, JSON indexes, sitemap, search index
-///   and static/, each reused from the cache while its inputs are the same.
+///   ("lists") while another thread makes the other feeds, the JSON indexes and the sitemap
+///   ("+feeds", "+indexes", "+sitemap": a lap marked + ran beside the one before it); then, the
+///   HTML let go, the search index and static/.
+/// - in memory (`inMemory`: serve's first build, a change of structure, the tests): the posts'
+///   and then the lists' pages whose fingerprint changed, then the feeds, JSON indexes, sitemap,
+///   search index and static/, each reused from the cache while its inputs are the same.
 /// - patch (`patch`, in ServePatch.swift: serve, after an edit of posts that kept the site's
 ///   structure): only the pages, feeds, posts.json objects and search analyses of the changed
 ///   posts, put into the last build's outputs.
@@ -50,8 +51,7 @@ struct BuildPipeline {
         let memory = sink as? MemorySink
 
         // config and theme: read again only when blog.yml, a theme, layouts/ or the favicon changed.
-        let (config, theme) = try configAndTheme(scope, console: console)
-        timer.lap(scope.configChanged ? "theme" : "config")
+        let (config, theme) = try configAndTheme(scope, console: console, timer: &timer)
 
         // content: every Markdown file read, or (serve) only those whose stamp changed.
         let loader = ContentLoader(siteDirectory: options.siteDirectory, config: config)
@@ -81,19 +81,8 @@ struct BuildPipeline {
 
         // posts → lists → feeds → JSON indexes → sitemap → search → static, one of three ways.
         guard let memory else {
-            // The bodies left to render, in the model's order (drafts and future posts left out
-            // of the site are never rendered).
-            var bodies: [ContentLoader.PendingBody]?
-            if deferBodies {
-                var byPath: [String: ContentLoader.PendingBody] = [:]
-                byPath.reserveCapacity(read.files.count)
-                for file in read.files { if let body = file.pendingBody { byPath[file.path] = body } }
-                bodies = try model.posts.map { post in
-                    guard let body = byPath[post.sourcePath] else { throw Diagnostic.error("internal: no body for \(post.sourcePath)") }
-                    return body
-                }
-            }
-            // Only `model` keeps the posts' HTML from here on, so `stream` can let go of it.
+            // `blog build`. Only `model` keeps the posts' HTML from here on, so `stream` can let go of it.
+            var bodies: [ContentLoader.PendingBody]? = try deferBodies ? pendingBodies(model, read: read) : nil
             read = BuildCache.ContentRead()
             content = ContentSet(posts: [], pages: [], warnings: [])
             var mathWarnings: [Diagnostic] = []
@@ -114,23 +103,40 @@ struct BuildPipeline {
         return result
     }
 
+    /// The bodies `blog build` left to render, in the model's order (drafts and future posts left
+    /// out of the site are never rendered).
+    private func pendingBodies(_ model: SiteModel, read: BuildCache.ContentRead) throws -> [ContentLoader.PendingBody] {
+        var byPath: [String: ContentLoader.PendingBody] = [:]
+        byPath.reserveCapacity(read.files.count)
+        for file in read.files { if let body = file.pendingBody { byPath[file.path] = body } }
+        return try model.posts.map { post in
+            guard let body = byPath[post.sourcePath] else { throw Diagnostic.error("internal: no body for \(post.sourcePath)") }
+            return body
+        }
+    }
+
     /// The configuration and theme: the last build's unless blog.yml, a theme, layouts/ or the
     /// favicon changed. A change of how Markdown is read forgets the loaded files too.
-    private func configAndTheme(_ scope: ChangeScope, console: Console?) throws -> (SiteConfig, Theme) {
-        if scope.configChanged || scope.everything {
-            var loaded = try SiteConfig.load(siteDirectory: options.siteDirectory, console: console)
-            if let override = options.baseURL {
-                guard let normalized = SiteConfig.normalizeBaseURL(override) else {
-                    throw Diagnostic.error("--base-url must be an absolute http(s) URL such as https://example.com/, not '\(override)'")
-                }
-                loaded.baseURL = normalized
-            }
-            if options.allowOutsideLinks { loaded.followOutsideLinks = true }
-            let newTheme = try Theme.load(siteDirectory: options.siteDirectory, config: loaded, hashAssetNames: options.hashAssetNames)
-            cache.configChanged(to: loaded, theme: newTheme)
+    private func configAndTheme(_ scope: ChangeScope, console: Console?, timer: inout PhaseTimer) throws -> (SiteConfig, Theme) {
+        guard scope.configChanged || scope.everything else {
+            timer.lap("config")
+            timer.lap("theme")
+            guard let config = cache.config, let theme = cache.theme else { throw Diagnostic.error("internal: no configuration") }
+            return (config, theme)
         }
-        guard let config = cache.config, let theme = cache.theme else { throw Diagnostic.error("internal: no configuration") }
-        return (config, theme)
+        var loaded = try SiteConfig.load(siteDirectory: options.siteDirectory, console: console)
+        if let override = options.baseURL {
+            guard let normalized = SiteConfig.normalizeBaseURL(override) else {
+                throw Diagnostic.error("--base-url must be an absolute http(s) URL such as https://example.com/, not '\(override)'")
+            }
+            loaded.baseURL = normalized
+        }
+        if options.allowOutsideLinks { loaded.followOutsideLinks = true }
+        timer.lap("config")
+        let newTheme = try Theme.load(siteDirectory: options.siteDirectory, config: loaded, hashAssetNames: options.hashAssetNames)
+        cache.configChanged(to: loaded, theme: newTheme)
+        timer.lap("theme")
+        return (loaded, newTheme)
     }
 
     /// The build into memory, each output reused from the cache while the fingerprint of its
@@ -145,7 +151,7 @@ struct BuildPipeline {
         let jobs = PageRenderer.jobs(model)
         sink.reserve(jobs.count + model.tags.count * 2 + 64)
 
-        // posts and lists: the pages whose fingerprint changed.
+        // posts, then lists: the pages whose fingerprint changed.
         // One key and fingerprint per page, on all cores (a serve rebuild does this for every page).
         let jobKeys: [(key: String, fingerprint: Int)] = WorkShare.map(count: jobs.count) { keys.key(for: jobs[$0]) }
         let dirty = jobKeys.indices.filter { cache.outputCache[jobKeys[$0].key]?.fingerprint != jobKeys[$0].fingerprint }
@@ -159,13 +165,12 @@ struct BuildPipeline {
         // The cache is patched in place: entries are checked by fingerprint, so a page rendered
         // for inputs that are still current is valid even if a later step of this build fails.
         let rendered = try PageRenderer(model: model, theme: theme, summariesFor: needed, yearsTree: cache.archiveTree(model, keys: keys))
-            .render(dirty.map { jobs[$0] })
+            .renderPostsThenLists(dirty.map { jobs[$0] }, timer: &timer)
         for (n, index) in dirty.enumerated() {
             cache.outputCache[jobKeys[index].key] = BuildCache.CachedOutput(fingerprint: jobKeys[index].fingerprint, files: [rendered[n]])
         }
         for entry in jobKeys { try sink.write(cache.outputCache[entry.key]!.files) }
         let pageKeysChanged = cache.pageKeysChanged(jobKeys.lazy.map(\.key))
-        timer.lap("render")
 
         // feeds: each made again only when an entry in it changed.
         let feedRequests = FeedWriter.requests(model)
@@ -193,7 +198,7 @@ struct BuildPipeline {
             postObjects = objects
             return [Outputs.postsJSON(objects: objects)]
         })
-        timer.lap("json")
+        timer.lap("indexes")
 
         // sitemap, with robots.txt, .nojekyll and the theme's assets: made again only when a listed
         // path or date may have changed.
@@ -237,10 +242,11 @@ struct BuildPipeline {
     /// the posts' pages are (each chunk of posts analysed on another thread, their plain and code
     /// texts let go then); without, from every post's texts after the render, each let go as the
     /// search analyses it. `model` must hold the only references to the HTML and the texts.
-    /// Returns how many pages were rendered.
+    ///
     /// `bodies`: the posts' bodies, in the model's order, when `loadFiles` left them unrendered
     /// (`PageRenderer.postPagesNeedOnlyOwnBody`); nil when every post has its body. Each is let go
-    /// once rendered (the caller must hold no other reference to them).
+    /// once rendered (the caller must hold no other reference to them). Returns how many pages
+    /// were rendered.
     private func stream(_ model: inout SiteModel, bodies: inout [ContentLoader.PendingBody]?, loader: ContentLoader, config: SiteConfig,
                         theme: Theme, sink: BuildSink, timer: inout PhaseTimer, mathWarnings: inout [Diagnostic]) throws -> Int {
         // static/'s files are listed first, so that only the outputs that could clash with one
@@ -269,7 +275,8 @@ struct BuildPipeline {
         // With `bodies`, each feed is written as soon as the posts it lists are made; the
         // render's beside thread writes the others (all of them without `bodies`).
         var feedSchedule = FeedSchedule(model)
-        if bodies != nil {
+        let postsMadeFirst = bodies != nil
+        if postsMadeFirst {
             // The posts' pages first, each made as soon as its post's body is rendered (on all
             // cores, handed on 128 posts at a time), its HTML let go at once unless a feed not yet
             // written lists it, so that no post's HTML is held from the content phase to the render
@@ -336,7 +343,7 @@ struct BuildPipeline {
             lap("+feeds")
             let indexes = IndexWriter(model: model, urls: urls)
             guard put([Outputs.tagsJSON(indexes), Outputs.postsJSON(objects: indexes.postObjects())]) else { return }
-            lap("+json")
+            lap("+indexes")
             _ = put(Outputs.sitemap(model: model, urls: urls, theme: theme))
             lap("+sitemap")
         }
@@ -349,7 +356,7 @@ struct BuildPipeline {
         }
         renderer = nil
         while let files = beside.next() { try emit(files) }
-        timer.lap("render")
+        timer.lap(postsMadeFirst ? "lists" : "posts+lists")
         for (phase, seconds) in beside.timings { timer.record(phase, seconds) }
 
         // The posts' HTML goes now (and, without `bodies`, each post's plain and code text once
@@ -357,10 +364,10 @@ struct BuildPipeline {
         // keeps it, rather than take as much again from the system page by page (so no malloc_trim).
         for index in model.posts.indices { model.posts[index].content.html = "" }
         for index in model.pages.indices { model.pages[index].content.html = "" }
-        // The index is freed on another thread while this one goes on, since freeing the analysed
-        // posts object by object would hold the main thread with the other cores idle (and keeping
-        // it until exit would raise the peak). It lets the
-        // analyses' terms go once its postings hold them, so the index files reuse that memory.
+        // The index lets the analyses' terms go once its postings hold them, so the index files
+        // reuse that memory. It is freed on another thread while this one goes on, since freeing
+        // the analysed posts object by object would hold the main thread with the other cores idle
+        // (and keeping it until exit would raise the peak).
         var garbage: Unmanaged<AnyObject>?
         if let stream = search {
             search = nil

@@ -226,6 +226,18 @@ struct PageRenderer {
         return files
     }
 
+    /// Renders the given pages in two steps, the posts' pages (lap "posts") and then the others
+    /// (lap "lists"); the files come back in the order of `jobs`.
+    func renderPostsThenLists(_ jobs: [PageJob], timer: inout PhaseTimer) throws -> [OutputFile] {
+        let isPost = jobs.map { job -> Bool in if case .post = job { return true } else { return false } }
+        let posts = try render(jobs.indices.filter { isPost[$0] }.map { jobs[$0] })
+        timer.lap("posts")
+        let lists = try render(jobs.indices.filter { !isPost[$0] }.map { jobs[$0] })
+        timer.lap("lists")
+        var nextPost = posts.makeIterator(), nextList = lists.makeIterator()
+        return isPost.map { $0 ? nextPost.next()! : nextList.next()! }
+    }
+
     /// Whether `blog build` may make each post's page as soon as that post's body is rendered
     /// (`renderPosts`), before the other posts' bodies: when the `post` template, with every
     /// partial and parent it reaches, reads no body-made member of another post. A post's

@@ -89,12 +89,11 @@ extension BuildPipeline {
         var needed = Set<Int>()
         for entry in dirty { needed.formUnion(PageRenderer.listedPosts(entry.job, model: model)) }
         let rendered = try PageRenderer(model: model, theme: theme, summariesFor: needed, yearsTree: cache.archiveTree(model, keys: keys))
-            .render(dirty.map(\.job))
+            .renderPostsThenLists(dirty.map(\.job), timer: &timer)
         for (n, entry) in dirty.enumerated() {
             cache.outputCache[entry.key] = BuildCache.CachedOutput(fingerprint: entry.fingerprint, files: [rendered[n]])
         }
         var made = rendered
-        timer.lap("render")
 
         // feeds: those a changed post is in.
         let limit = config.feedLimit
@@ -136,7 +135,7 @@ extension BuildPipeline {
         // posts.json's fingerprint covers every post: a full rebuild makes the file again (from the cached objects).
         cache.outputCache["json:posts"] = nil
         made.append(Outputs.postsJSON(objects: postObjects))
-        timer.lap("json")
+        timer.lap("indexes")
 
         // search: the index patched for the changed posts.
         var analyzed = state.analyzed

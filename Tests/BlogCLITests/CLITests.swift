@@ -72,7 +72,7 @@ final class CLITests: SiteFolderTestCase {
         XCTAssertEqual(result.out, "", "--quiet prints nothing on standard output")
         let lines = result.err.split(separator: "\n").map(String.init)
         let phases = lines.map { $0.split(separator: " ").first.map(String.init) ?? "" }
-        XCTAssertEqual(phases, ["theme", "content", "assemble", "posts", "render", "+feeds", "+json", "+sitemap", "search", "static", "commit"], result.err)
+        XCTAssertEqual(phases, ["config", "theme", "content", "assemble", "posts", "lists", "+feeds", "+indexes", "+sitemap", "search", "static", "commit"], result.err)
         let timed = try NSRegularExpression(pattern: #"^  \S+ +[0-9]+\.[0-9] ms( +[0-9]+\.[0-9] ms CPU( +[0-9]+\.[0-9]{2} cores)?)?$"#)
         for line in lines {
             XCTAssertNotNil(timed.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)), line)

@@ -261,13 +261,13 @@ final class BuildTests: XCTestCase {
     func testStreamingBuildReportsPhasesMadeBesideThePages() throws {
         let site = try SiteBuilder.build(BuildOptions(siteDirectory: try Fixtures.copy("basic"), now: Fixtures.now), console: nil) { _ in }
         let phases = site.timings.map(\.phase)
-        XCTAssertEqual(phases, ["theme", "content", "assemble", "posts", "render", "+feeds", "+json", "+sitemap", "search", "static"])
+        XCTAssertEqual(phases, ["config", "theme", "content", "assemble", "posts", "lists", "+feeds", "+indexes", "+sitemap", "search", "static"])
         XCTAssertTrue(site.timings.allSatisfy { $0.seconds >= 0 })
     }
 
     func testInMemoryBuildReportsItsStepsInRunOrder() throws {
         let site = try SiteBuilder.build(BuildOptions(siteDirectory: try Fixtures.copy("basic"), now: Fixtures.now), console: nil)
-        XCTAssertEqual(site.timings.map(\.phase), ["theme", "content", "assemble", "render", "feeds", "json", "sitemap", "search", "static"])
+        XCTAssertEqual(site.timings.map(\.phase), ["config", "theme", "content", "assemble", "posts", "lists", "feeds", "indexes", "sitemap", "search", "static"])
     }
 
     /// A sink of the caller's, as `blog build` passes its output folder's transaction.

@@ -7,7 +7,7 @@ which builds the release binaries and the corpora first; see docs/benchmarks.md.
                          [--json .bench/results.json] [--command "make bench"]
 
 Every build-level number is the median of --runs runs. Prints a readable table, writes the JSON
-results and prints a Markdown table for README.md.
+results and prints the Markdown tables for README.md and docs/benchmarks.md.
 """
 import argparse
 import datetime
@@ -218,7 +218,7 @@ def bench_blog(blog, bench, corpus, out, runs):
     total = sum(v for n, v in phases.items() if not n.startswith("+"))
     result["phases_s"] = phases
     # The post pages are made in the "posts" phase (with their bodies) when the theme allows it.
-    result["render_share"] = (phases.get("posts", 0.0) + phases.get("render", 0.0)) / total if total else None
+    result["render_share"] = sum(phases.get(n, 0.0) for n in ("posts", "lists", "posts+lists")) / total if total else None
     result["output_bytes"] = du_bytes(out)
     result["search_index_bytes"] = du_bytes(os.path.join(out, "search"))
     rebuild = []
@@ -564,8 +564,37 @@ def median(values):
     return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
 
 
+def readme_table(results):
+    """The README's Performance table: the largest corpus, blog against Hugo's lower ratio."""
+    s = max(results["sizes"], key=lambda s: s["posts"])
+    b = s["blog"]
+    runs = [e for e in (s.get("hugo"), s.get("hugo_plain")) if e and "full" in e]
+    hugo = min(runs, key=lambda e: e["full"]["wall_s"]) if runs else None
+    plain = hugo is not None and hugo is s.get("hugo_plain")
+    serve = s.get("serve", {}).get("median_s")
+    per_query = median([q["bytes"] / 1e3 for q in s.get("search", {}).get("queries", [])])
+
+    def cell(value, fmt):
+        return "" if value is None else fmt.format(value)
+
+    def memory(mb):
+        return f"{mb / 1000:.1f} GB" if mb >= 1000 else f"{mb:.0f} MB"
+
+    hw, hm = (hugo["full"]["wall_s"], hugo["full"]["rss_mb"]) if hugo else (None, None)
+    version = re.search(r"v?(\d+\.\d+)", results.get("hugo_version") or "")
+    lines = [f"| {size_label(s['posts'])} posts | blog | Hugo{' ' + version.group(1) if version else ''}"
+             f"{', no related posts' if plain else ''} | Hugo / blog |",
+             "|---|--:|--:|--:|",
+             f"| full build | {b['full']['wall_s']:.1f} s | {cell(hw, '{:.1f} s')} | {cell(ratio(hw, b['full']['wall_s']), '{:.0f}×')} |",
+             f"| peak memory | {memory(b['full']['rss_mb'])} | {'' if hm is None else memory(hm)} | {cell(ratio(hm, b['full']['rss_mb']), '{:.0f}×')} |",
+             f"| no-change rebuild | {b['rebuild']['wall_s']:.2f} s | | |",
+             f"| `blog serve`: edit → browser reload | {cell(None if serve is None else 1000 * serve, '{:.0f} ms')} | | |",
+             f"| search: bytes fetched per query (median) | {cell(per_query, '{:.0f} KB')} | | |"]
+    return "\n".join(lines)
+
+
 def markdown_table(results):
-    """The README's Performance table: one row per corpus size."""
+    """docs/benchmarks.md's table of the latest results: one row per corpus size."""
     m = results["machine"]
     lines = [f"Measured {results['date']} on {m['nproc']} cores ({m['cpu']}) with `{results['command']}`, "
              f"median of {results['runs']} run{'s' if results['runs'] != 1 else ''}{fewer_runs_note(results)}; "
@@ -697,6 +726,8 @@ def main():
     print(readable_table(results))
     print(f"\nResults: {args.json} (measured in {results['elapsed_s']:.0f} s)\n")
     print("Markdown for README.md:\n")
+    print(readme_table(results))
+    print("\nMarkdown for docs/benchmarks.md:\n")
     print(markdown_table(results))
 
 
