@@ -5,7 +5,8 @@ import Dispatch
 /// Items shared out to a few workers a batch at a time: for work whose items differ in cost
 /// (posts, pages) and whose workers each keep state of their own (an analyzer, a copy of the views
 /// every page reads). This is the program's one concurrency helper: `run`, `each`, `map` and
-/// `ordered` share items out, and `Beside` runs one piece of work beside the caller's thread.
+/// `ordered` share items out, `Beside` runs one piece of work beside the caller's thread, `Lane`
+/// and `Jobs` run queued jobs beside it (in order, or several at once), and `detach` forgets one.
 public enum WorkShare {
     /// Every core the process may use: the default number of workers.
     public static var allCores: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
@@ -312,5 +313,37 @@ extension WorkShare {
             })
             wait { state in state.running ? nil : () }
         }
+    }
+
+    /// Jobs run one at a time, in the order they were queued, on a thread beside the caller: a
+    /// stage of a pipeline (the output writer's comparing and writing, a search partition's
+    /// postings). `wait` returns once every job queued on this lane so far has run.
+    public final class Lane: @unchecked Sendable {
+        private let queue: DispatchQueue
+        private let group = DispatchGroup()
+
+        public init(_ label: String) { queue = DispatchQueue(label: label) }
+
+        public func async(_ job: @escaping @Sendable () -> Void) { queue.async(group: group, execute: job) }
+
+        public func wait() { group.wait() }
+    }
+
+    /// Jobs run beside the caller, several at once on the system's shared threads. `wait` returns
+    /// once every job queued so far has run.
+    public final class Jobs: @unchecked Sendable {
+        private let group = DispatchGroup()
+
+        public init() {}
+
+        public func async(_ job: @escaping @Sendable () -> Void) { DispatchQueue.global().async(group: group, execute: job) }
+
+        public func wait() { group.wait() }
+    }
+
+    /// Runs `job` on another thread and does not wait for it (freeing a large structure while the
+    /// caller goes on).
+    public static func detach(_ job: @escaping @Sendable () -> Void) {
+        DispatchQueue.global(qos: .utility).async(execute: job)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import BlogCore
 
 /// The search index of a one-shot build (`blog build`), made while the documents are: each batch
 /// of documents handed to `add` is analysed on another thread, and the postings of the analyses
@@ -29,8 +30,9 @@ public final class SearchIndexStream: @unchecked Sendable {
     private var ready = 0
     private var added = 0
     private let parts: [TermPartition]
-    private let queues: [DispatchQueue]
-    private let pending = DispatchGroup()
+    /// One lane per partition, and the analyses running beside the caller.
+    private let lanes: [WorkShare.Lane]
+    private let analyses = WorkShare.Jobs()
     private let analyzers = AnalyzerPool()
 
     /// `places[i]`: input `i`'s document as far as its place in the index goes (date, id, url
@@ -46,7 +48,7 @@ public final class SearchIndexStream: @unchecked Sendable {
         self.rank = rank
         ordered = [AnalyzedDocument?](repeating: nil, count: places.count)
         parts = (0..<state.partitionCount).map { _ in TermPartition() }
-        queues = (0..<state.partitionCount).map { DispatchQueue(label: "blog.search.partition\($0)") }
+        lanes = (0..<state.partitionCount).map { WorkShare.Lane("blog.search.partition\($0)") }
     }
 
     deinit {
@@ -60,7 +62,7 @@ public final class SearchIndexStream: @unchecked Sendable {
         precondition(documents.count == indices.count, "one document per input")
         added += documents.count
         precondition(added <= places.count, "more inputs than places")
-        DispatchQueue.global().async(group: pending) { [self] in
+        analyses.async { [self] in
             var analyzer = analyzers.take()
             let analyzed = documents.map { analyzer.analyze($0).withoutText() }
             analyzers.put(analyzer)
@@ -89,21 +91,16 @@ public final class SearchIndexStream: @unchecked Sendable {
         let batch = (next..<ready).map { ordered[$0]! }
         let first = Int32(next)
         next = ready
-        // Each partition's queue takes the batches in the order they are queued (document numbers
-        // increasing, as `TermPartition.add` needs); the terms go once every partition has them.
-        let done = DispatchGroup()
+        // Each partition's lane takes the batches in the order they are queued (document numbers
+        // increasing, as `TermPartition.add` needs); the terms go once every partition has them,
+        // let go by the partition that finishes last.
         let count = parts.count
+        let left = Countdown(count)
         for (index, part) in parts.enumerated() {
-            done.enter()
-            queues[index].async(group: pending) {
+            lanes[index].async {
                 for (k, a) in batch.enumerated() { part.add(a, doc: first + Int32(k), partition: index, of: count) }
-                done.leave()
+                if left.finishOne() { for a in batch { a.releaseTerms() } }
             }
-        }
-        pending.enter()
-        done.notify(queue: .global()) { [pending] in
-            for a in batch { a.releaseTerms() }
-            pending.leave()
         }
     }
 
@@ -111,12 +108,24 @@ public final class SearchIndexStream: @unchecked Sendable {
     /// has been added. Once.
     public func finish() -> [(path: String, bytes: [UInt8])] {
         precondition(added == places.count, "\(places.count - added) inputs not added")
-        pending.wait()
+        // Every analysis has queued its postings once `analyses` is done.
+        analyses.wait()
+        for lane in lanes { lane.wait() }
         precondition(next == ordered.count, "postings of \(ordered.count - next) documents not queued")
         let documents = ordered.map { $0! }
         ordered = []
         return state.updateStreamed(documents, parts: parts)
     }
+}
+
+/// A count of jobs left, for the one that finishes last to know it.
+private final class Countdown: @unchecked Sendable {
+    private let left: Mutex<Int>
+
+    init(_ count: Int) { left = Mutex(count) }
+
+    /// Counts one job done; true for the last.
+    func finishOne() -> Bool { left.withLock { $0 -= 1; return $0 == 0 } }
 }
 
 /// Analyzers for any thread: one is taken for a document and put back after, so that as many

@@ -381,7 +381,7 @@ struct BuildPipeline {
         }
         // Once the scope above has let go, that retain is the index's last owner, so the release
         // below is the one that frees it.
-        if let garbage { DispatchQueue.global(qos: .utility).async { garbage.release() } }
+        if let garbage { WorkShare.detach { garbage.release() } }
         timer.lap("search")
         let staticFiles = try Outputs.staticFiles(options.siteDirectory, config: config)
         try Outputs.checkClashes(staticFiles, generated: clashing.contains)

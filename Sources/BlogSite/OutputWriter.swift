@@ -259,10 +259,10 @@ public struct OutputWriter {
     ///
     /// Batches are written beside the caller while it goes on making the next one (at most three
     /// batches wait), so rendering and file-system work overlap; a write error is thrown by the next
-    /// `add` or by `commit`. Each batch passes two queues: the first compares it with what is there
+    /// `add` or by `commit`. Each batch passes two lanes: the first compares it with what is there
     /// and makes its folders (one `mkdir` at a time: new folders under one parent wait for each
     /// other in the kernel anyway), the second writes its files on all cores. A batch's folders
-    /// are made while the batch before it is written: with both on one queue, a core would sit
+    /// are made while the batch before it is written: with both on one lane, a core would sit
     /// idle through every batch's folders.
     public final class Transaction: @unchecked Sendable {
         let writer: OutputWriter
@@ -289,10 +289,10 @@ public struct OutputWriter {
         private var replacedFolders: [String] = []
         /// The side folder of this build (`SwitchJournal.sideFolderName`).
         private var sideRoot: String { root + "/" + SwitchJournal.sideFolderName(pid: getpid()) }
-        /// Files written (on `fileQueue`) and found unchanged (on `queue`); read by `commit`.
+        /// Files written (on `writeLane`) and found unchanged (on `prepareLane`); read by `commit`.
         private var written = 0
         private var unchanged = 0
-        /// What `fstat` said of each file written (read and written on `fileQueue`, then by `commit`).
+        /// What `fstat` said of each file written (read and written on `writeLane`, then by `commit`).
         private var writtenInfo: [String: BuildStamp.FileInfo] = [:]
         /// Set once `commit`, `abort` or `interrupt` has run (read and written under `phase`).
         private var finished = false
@@ -306,11 +306,11 @@ public struct OutputWriter {
         /// The marker of an update-mode build in the output folder (nil for a first build).
         private let marker: String?
         /// Prepares batches in order, one at a time, beside the caller: compares, makes the folders.
-        private let queue = DispatchQueue(label: "blog.output-writer")
+        private let prepareLane = WorkShare.Lane("blog.output-writer")
         /// Writes the prepared batches' files, in order, one batch at a time.
-        private let fileQueue = DispatchQueue(label: "blog.output-writer.files")
+        private let writeLane = WorkShare.Lane("blog.output-writer.files")
         private let slots = DispatchSemaphore(value: 3)
-        /// The first staging error (under `failureLock`: both queues and the caller read it).
+        /// The first staging error (under `failureLock`: both lanes and the caller read it).
         private var storedFailure: Error?
         private let failureLock = Mutex(())
         private var failure: Error? { failureLock.withLock { _ in storedFailure } }
@@ -364,8 +364,8 @@ public struct OutputWriter {
             }
             if let failure { throw failure }
             slots.wait()
-            queue.async { [self] in
-                // The slot is given back by whichever queue ends the batch.
+            prepareLane.async { [self] in
+                // The slot is given back by whichever lane ends the batch.
                 var handedOn = false
                 defer { if !handedOn { slots.signal() } }
                 guard failure == nil else { return }
@@ -377,7 +377,7 @@ public struct OutputWriter {
                     return
                 }
                 handedOn = true
-                fileQueue.async { [self] in
+                writeLane.async { [self] in
                     defer { slots.signal() }
                     guard failure == nil else { return }
                     do {
@@ -394,11 +394,11 @@ public struct OutputWriter {
             failureLock.withLock { _ in if storedFailure == nil { storedFailure = error } }
         }
 
-        /// Waits for every batch handed over so far (the first queue hands each on to the second
+        /// Waits for every batch handed over so far (the first lane hands each on to the second
         /// before it is done with it).
         private func waitForBatches() {
-            queue.sync {}
-            fileQueue.sync {}
+            prepareLane.wait()
+            writeLane.wait()
         }
 
         /// Waits for the staged batches; throws the first error one of them met.
@@ -407,7 +407,7 @@ public struct OutputWriter {
             if let failure { throw failure }
         }
 
-        /// Compares a batch with what is there and makes its folders (on `queue`); returns the
+        /// Compares a batch with what is there and makes its folders (on `prepareLane`); returns the
         /// files to write.
         private func prepare(_ files: [OutputFile]) throws -> (beside: [OutputFile], aside: [OutputFile]) {
             var toWrite = files
@@ -502,7 +502,7 @@ public struct OutputWriter {
             return false
         }
 
-        /// Writes a prepared batch's files (on `fileQueue`).
+        /// Writes a prepared batch's files (on `writeLane`).
         private func write(_ toWrite: [OutputFile], aside: [OutputFile]) throws {
             let infos = try OutputWriter.writeAll(toWrite, root: root, suffix: suffix, location: location)
             for (file, info) in zip(toWrite, infos) where info != nil { writtenInfo[file.path] = info }
