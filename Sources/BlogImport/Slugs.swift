@@ -1,3 +1,4 @@
+import BlogCore
 /// Slugs for imported and new posts. Always ASCII-safe: `[a-z0-9-]`.
 public enum Slugs {
     /// Qiita item ids are 20 lowercase hex characters.
@@ -48,12 +49,7 @@ public enum Slugs {
 
     /// 32-bit FNV-1a of the UTF-8 bytes as 8 lowercase hex digits: stable on every platform.
     public static func shortHash(_ text: String) -> String {
-        var hash: UInt32 = 0x811C9DC5
-        for byte in text.utf8 {
-            hash ^= UInt32(byte)
-            hash = hash &* 0x01000193
-        }
-        let hex = String(hash, radix: 16)
+        let hex = String(fnv1a32(text), radix: 16)
         return String(repeating: "0", count: 8 - hex.count) + hex
     }
 

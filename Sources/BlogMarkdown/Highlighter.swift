@@ -1,3 +1,4 @@
+import BlogCore
 /// Server-side syntax highlighting on bytes, with small table-driven lexers.
 ///
 /// Output is the escaped code with `<span class="hl-CLASS">…</span>` around tokens. Removing the
@@ -220,8 +221,7 @@ struct WordSet: Sendable {
     }
 
     @inline(__always) static func hash(_ k: Key) -> Int {
-        let x = (k.lo ^ (k.hi &* 0x9E37_79B9_7F4A_7C15) ^ UInt64(k.len)) &* 0xBF58_476D_1CE4_E5B9
-        return Int(truncatingIfNeeded: x >> 40)
+        Int(truncatingIfNeeded: mixBits(k.lo ^ (k.hi &* 0x9E37_79B9_7F4A_7C15) ^ UInt64(k.len)) >> 40)
     }
 
     @inline(__always) static func key(_ b: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int, _ fold: Bool) -> Key? {

@@ -1,4 +1,5 @@
 import Foundation
+import BlogCore
 
 /// One document's index terms with their per-document postings data, computed without looking at
 /// any other document. `SearchIndexBuilder.analyze` makes one; `SearchIndexBuilder.build(analyzed:)`
@@ -59,17 +60,12 @@ extension AnalyzedDocument {
     }
 }
 
-/// A fast hash of short byte strings. For n ≤ 8 the 64-bit value is a bijection of the bytes
-/// (given n), which the analyzer uses to compare short terms without touching their bytes.
+/// A term's key: its bytes packed into an integer and spread by BlogCore's `mixBits`. For n ≤ 8
+/// the value is a bijection of the bytes (given n), which the analyzer uses to compare short terms
+/// without touching their bytes; longer terms fold 8 bytes per step.
 enum TermHash {
     @inline(__always)
-    static func mix(_ x: UInt64) -> UInt64 {
-        var h = x &* 0x9E37_79B9_7F4A_7C15
-        h ^= h >> 32
-        h = h &* 0xD6E8_FEB8_6659_FD93
-        h ^= h >> 32
-        return h
-    }
+    static func mix(_ x: UInt64) -> UInt64 { mixBits(x) }
 
     @inline(__always)
     static func hash(_ p: UnsafePointer<UInt8>, _ n: Int) -> UInt64 {

@@ -181,7 +181,7 @@ public final class SearchIndexState: @unchecked Sendable {
         let chunkCount = (ordered.count + chunk - 1) / chunk
         chunks = WorkShare.map(count: chunkCount, batch: 16) { c in
             let bytes = self.chunkBytes(c)
-            return (bytes: bytes, hash: FastHash.hash(bytes))
+            return (bytes: bytes, hash: fnv1a64(bytes))
         }
         lap("chunks")
         shards = []
@@ -226,7 +226,7 @@ public final class SearchIndexState: @unchecked Sendable {
         let chunk = max(1, options.docsPerChunk)
         for c in Set(changed.map { $0 / chunk }) {
             let bytes = chunkBytes(c)
-            chunks[c] = (bytes, FastHash.hash(bytes))
+            chunks[c] = (bytes, fnv1a64(bytes))
         }
         cutAndWrite()
         for g in touched { partition(g).dirty[local(g)] = 0 }
@@ -346,7 +346,7 @@ public final class SearchIndexState: @unchecked Sendable {
         let made = WorkShare.map(count: todo.count, batch: 1) { n in
             let cut = cuts[todo[n]]
             let bytes = self.shardBytes(cut.start, cut.end)
-            return ShardFile(first: cut.first, last: cut.last, bytes: bytes, hash: FastHash.hash(bytes))
+            return ShardFile(first: cut.first, last: cut.last, bytes: bytes, hash: fnv1a64(bytes))
         }
         for (n, index) in todo.enumerated() { result[index] = made[n] }
         shards = result
@@ -403,10 +403,12 @@ public final class SearchIndexState: @unchecked Sendable {
     private func files() -> [(path: String, bytes: [UInt8])] {
         var files: [(path: String, bytes: [UInt8])] = []
         files.reserveCapacity(1 + chunks.count + shards.count)
-        var hash = FastHash.Combiner()
-        for chunk in chunks { hash.add(chunk.hash) }
-        for shard in shards { hash.add(shard.hash) }
-        files.append((path: "search/meta.json", bytes: metaBytes(hash: hash.hex)))
+        // The index's version: a hash of its files' hashes, as 8 hex digits.
+        var hash = FNV1a64()
+        for chunk in chunks { hash.add(raw: Int64(bitPattern: chunk.hash)) }
+        for shard in shards { hash.add(raw: Int64(bitPattern: shard.hash)) }
+        let folded = String(UInt32(truncatingIfNeeded: hash.value ^ (hash.value >> 32)), radix: 16)
+        files.append((path: "search/meta.json", bytes: metaBytes(hash: String(repeating: "0", count: 8 - folded.count) + folded)))
         while chunkPaths.count < chunks.count { chunkPaths.append("search/docs-\(chunkPaths.count).json") }
         while shardPaths.count < shards.count { shardPaths.append("search/shards/\(shardPaths.count).json") }
         for (i, chunk) in chunks.enumerated() { files.append((path: chunkPaths[i], bytes: chunk.bytes)) }

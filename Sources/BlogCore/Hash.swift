@@ -1,6 +1,11 @@
-/// FNV-1a, 64 bits: the package's one fast, stable hash (asset and tag names, build stamps,
-/// template member lookups). Stable across runs and platforms, unlike Swift's `Hasher`, which is
-/// seeded per process and serves in-memory tables only; never for security.
+// The package's hashing, beside Swift's `Hasher` (seeded per process, for in-memory tables only):
+// - FNV-1a, the one hash of byte strings: asset, tag and image names, imported posts' slugs (32
+//   bits), build stamps, ETags, the search index's file versions, template member lookups. Stable
+//   across runs and platforms, so it can name files; never for security.
+// - `mixBits`, the finalizer that spreads an integer key over a table (the search index's term
+//   keys, the highlighter's keyword table), where the key already is the bytes packed.
+
+/// FNV-1a, 64 bits, of bytes.
 @inlinable
 public func fnv1a64(_ bytes: some Sequence<UInt8>) -> UInt64 {
     var hash = FNV1a64()
@@ -68,4 +73,22 @@ public struct FNV1a64: Sendable {
         }
         self.value = value
     }
+}
+
+/// FNV-1a, 32 bits, of a string's UTF-8 bytes (imported posts' slugs, which must not change).
+@inlinable
+public func fnv1a32(_ text: String) -> UInt32 {
+    var hash: UInt32 = 0x811C_9DC5
+    for byte in text.utf8 { hash = (hash ^ UInt32(byte)) &* 0x0100_0193 }
+    return hash
+}
+
+/// Spreads the bits of an integer key over all 64 (a bijection: distinct keys stay distinct).
+@inlinable @inline(__always)
+public func mixBits(_ x: UInt64) -> UInt64 {
+    var h = x &* 0x9E37_79B9_7F4A_7C15
+    h ^= h >> 32
+    h = h &* 0xD6E8_FEB8_6659_FD93
+    h ^= h >> 32
+    return h
 }
