@@ -14,7 +14,7 @@ public struct JSONWriter {
     /// Whether a comma goes before the next value, one bit per open array or object (the
     /// lowest bit for the innermost; the top level is bit 0 of a fresh writer). A bit stack in
     /// a word, with `deeper` for levels beyond 63: posts.json writes one writer per post, and
-    /// an array of flags was an allocation and a uniqueness check per value.
+    /// an array of flags would cost an allocation and a uniqueness check per value.
     private var commas: UInt64 = 0
     private var depth = 0
     private var deeper: [Bool] = []

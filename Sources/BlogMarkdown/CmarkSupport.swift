@@ -44,8 +44,8 @@ func lineBreak(_ number: Int, in parent: Node) -> Node? {
 }
 
 /// `literalBytes(ofLiteralNode:)` with `literalLengthField` (or `directTreeWalk`, which implies it)
-/// read once by the caller: the global is a lazy one, a `swift_once` call on every read (~330,000
-/// per 1,000 documents in the walks).
+/// read once by the caller: the global is a lazy one, a `swift_once` call on every read, and the
+/// walks read it for every node.
 @inline(__always) func literalBytes(ofLiteralNode node: Node, direct: Bool) -> UnsafeBufferPointer<UInt8> {
     guard direct else { return literalBytes(node) }
     let raw = UnsafeRawPointer(node)

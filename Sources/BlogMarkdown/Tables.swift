@@ -21,8 +21,8 @@ extension Transformer {
         out.append(static: "<table>\n<thead>\n")
         var offset = 0
         let base = src.baseAddress!
-        // (cell tags as static strings and the cells through one buffer pointer: reading
-        // `TableTags` and array elements per cell cost a lazy-global check, a retain and a release)
+        // (cell tags as static strings and the cells through one buffer pointer, so that no cell
+        // pays for a lazy-global check, a retain and a release)
         table.cells.withUnsafeBufferPointer { cells in
             for (r, count) in table.rowCounts.enumerated() {
                 if r == 1 { out.append(static: "<tbody>\n") }

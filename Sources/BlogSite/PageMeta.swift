@@ -78,20 +78,12 @@ enum PageMeta {
         }
     }
 
-    /// JSON for a `<script type="application/ld+json">`: `<`, `>` and `&` are written as `\u003c`,
-    /// `\u003e` and `\u0026` (they occur only inside strings), so no text can close the script.
+    /// JSON for a `<script type="application/ld+json">`: the writer's `.markup` escaping writes `<`,
+    /// `>` and `&` as `\u003c`, `\u003e` and `\u0026` (they occur only inside strings), so no text
+    /// can close the script.
     static func scriptSafe(_ json: JSONWriter) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(json.bytes.count + 16)
-        for byte in json.bytes {
-            switch byte {
-            case UInt8(ascii: "<"): out.append(contentsOf: #"\u003c"#.utf8)
-            case UInt8(ascii: ">"): out.append(contentsOf: #"\u003e"#.utf8)
-            case UInt8(ascii: "&"): out.append(contentsOf: #"\u0026"#.utf8)
-            default: out.append(byte)
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
+        precondition(json.escaping == .markup, "JSON-LD needs the markup escaping")
+        return String(decoding: json.bytes, as: UTF8.self)
     }
 
     /// A post's `BlogPosting`.
