@@ -123,6 +123,14 @@ public struct FrontMatter: Sendable {
 
     /// The most tags a post may have (Qiita allows 5).
     public static let maxTags = 50
+    /// The longest title, description and tag name (in characters) a post may have: each is
+    /// repeated on every list, tag page and feed the post is in (50 tags: over a hundred copies),
+    /// so an unbounded one would multiply the output. A slug, an id and a tag also name a folder,
+    /// so they are at most `maxSegmentBytes` bytes of UTF-8 too.
+    public static let maxTitleCharacters = 300
+    public static let maxDescriptionCharacters = 1_000
+    public static let maxTagCharacters = 50
+    public static let maxSegmentBytes = 200
 
     /// A slug or id that makes one URL segment: not empty, no `/` or `\\`, no leading `.`, no
     /// control characters.
@@ -194,6 +202,29 @@ public struct FrontMatter: Sendable {
             } catch {}
             return nil
         }
+        /// `text` at most `limit` characters long; a longer one is an error.
+        func bounded(_ value: YAMLValue, _ key: String, _ limit: Int) -> String? {
+            guard let s = text(value, key) else { return nil }
+            let count = s.count
+            guard count <= limit else {
+                diagnostics.append(.error("'\(key)' is \(count) characters long; at most \(limit) are allowed, since it is repeated on every page and feed that lists the post", at: at(value)))
+                return nil
+            }
+            return s
+        }
+        /// A slug or id: one path segment, at most `maxSegmentBytes` bytes (an empty id is no id).
+        func segment(_ value: YAMLValue, _ key: String, emptyMeansNone: Bool = false) -> String? {
+            guard let s = text(value, key), !(emptyMeansNone && s.isEmpty) else { return nil }
+            guard FrontMatter.isPathSegment(s) else {
+                diagnostics.append(.error("'\(key)' must be one path segment without '/' or a leading '.', not '\(s)'", at: at(value)))
+                return nil
+            }
+            guard s.utf8.count <= FrontMatter.maxSegmentBytes else {
+                diagnostics.append(.error("'\(key)' is \(s.utf8.count) bytes long; at most \(FrontMatter.maxSegmentBytes) are allowed (it names a folder)", at: at(value)))
+                return nil
+            }
+            return s
+        }
         func flag(_ value: YAMLValue, _ key: String) -> Bool {
             if value.isNull { return false }
             guard let b = value.bool else {
@@ -210,7 +241,7 @@ public struct FrontMatter: Sendable {
             result.keyLines[key] = pair.key.line + firstLine - 1
             let value = pair.value
             switch key {
-            case "title": result.title = text(value, key)
+            case "title": result.title = bounded(value, key, FrontMatter.maxTitleCharacters)
             case "date": result.date = date(value, key)
             case "created_at": createdAt = date(value, key)
             case "updated": result.updated = date(value, key)
@@ -218,23 +249,10 @@ public struct FrontMatter: Sendable {
             case "draft": result.draft = flag(value, key)
             case "private": isPrivate = flag(value, key)
             case "slug":
-                if let s = text(value, key) {
-                    if FrontMatter.isPathSegment(s) {
-                        result.slug = s
-                    } else {
-                        diagnostics.append(.error("'slug' must be one path segment without '/' or a leading '.', not '\(s)'", at: at(value)))
-                    }
-                }
-            case "description": result.description = text(value, key)
-            case "id":
-                // The URL falls back to the id when there is no slug: the same rule as a slug's.
-                if let s = text(value, key), !s.isEmpty {
-                    if FrontMatter.isPathSegment(s) {
-                        result.id = s
-                    } else {
-                        diagnostics.append(.error("'id' must be one path segment without '/' or a leading '.', not '\(s)'", at: at(value)))
-                    }
-                }
+                result.slug = segment(value, key)
+            case "description": result.description = bounded(value, key, FrontMatter.maxDescriptionCharacters)
+            // The URL falls back to the id when there is no slug: the same rule as a slug's.
+            case "id": result.id = segment(value, key, emptyMeansNone: true)
             case "tags":
                 (result.tags, result.tagKeys) = tags(value, at: at, diagnostics: &diagnostics)
                 // Each tag puts the post on a tag page and in a feed, and the post's page lists its
@@ -271,16 +289,28 @@ public struct FrontMatter: Sendable {
     static func tags(_ value: YAMLValue, at: (YAMLValue) -> SourceLocation, diagnostics: inout [Diagnostic]) -> (names: [String], keys: [String]) {
         var names: [String] = []
         if value.isNull { return ([], []) }
+        func tooLong(_ name: String, _ place: YAMLValue) -> Bool {
+            let count = name.count, bytes = name.utf8.count
+            if count > FrontMatter.maxTagCharacters {
+                diagnostics.append(.error("a tag is \(count) characters long; at most \(FrontMatter.maxTagCharacters) are allowed, since it is repeated on every page and feed that lists the post", at: at(place)))
+            } else if bytes > FrontMatter.maxSegmentBytes {
+                diagnostics.append(.error("a tag is \(bytes) bytes long; at most \(FrontMatter.maxSegmentBytes) are allowed (it names a folder)", at: at(place)))
+            } else {
+                return false
+            }
+            return true
+        }
         if let scalar = value.scalar {
             names = scalar.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "　" || $0 == "\t" }).map(String.init)
+            names.removeAll { tooLong($0, value) }
         } else if let items = value.sequence {
             names.reserveCapacity(items.count)
             for item in items {
                 if let scalar = item.scalar {
                     let trimmed = scalar.trimmingBlanks
-                    if !trimmed.isEmpty { names.append(trimmed) }
+                    if !trimmed.isEmpty && !tooLong(trimmed, item) { names.append(trimmed) }
                 } else if let name = item["name"]?.scalar {
-                    names.append(name)
+                    if !tooLong(name, item) { names.append(name) }
                 } else {
                     diagnostics.append(.error("each tag must be text, not \(item.typeName)", at: at(item)))
                 }

@@ -41,7 +41,7 @@ public enum SourceText {
             throw Refusal(message: "not a regular file (\(SiteFiles.kindName(info.st_mode))); only regular files are read")
         }
         guard Int(info.st_size) <= maxBytes else {
-            throw Refusal(message: "the file is \(Int(info.st_size) >> 20) MB, over the limit of \(maxBytes >> 20) MB a file (raise limits.max_file_mb in blog.yml to allow it)")
+            throw Refusal(message: "the file is \(Int(info.st_size)) bytes (\(String(format: "%.1f", Double(info.st_size) / 1_048_576)) MB), over the limit of \(maxBytes >> 20) MB a file (raise limits.max_file_mb in blog.yml to allow it)")
         }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         let size = max(Int(info.st_size), 0)

@@ -169,6 +169,57 @@ def test_fifty_tags_are_accepted_fifty_one_refused_with_the_line(tmp_path):
     assert "content/posts/a.md:4:" in result.stderr and "at most 50 tags" in result.stderr
 
 
+def longest_post(title=300, description=1000, tag=50, slug=200):
+    """A post whose title, description, 50 tags and slug are each `n` long (characters; bytes for the slug)."""
+    tags = "".join(f"  - {n:02d}{'タ' * (tag - 2)}\n" for n in range(50))
+    extra = f"description: {'説' * description}\nslug: {'s' * slug}\ntags:\n{tags}"
+    return POST.format(title="題" * title, extra=extra)
+
+
+def test_longest_allowed_values_keep_the_output_linear(tmp_path):
+    # Title, description and tag names are repeated on every list, tag page and feed the post is
+    # in: at their limits, with 50 tags, one post still makes a few megabytes, not hundreds.
+    site = make_site(tmp_path / "site", posts={"a.md": longest_post()})
+    result, output = build(site)
+    assert result.returncode == 0, result.stderr
+    total = sum(p.stat().st_size for p in output.rglob("*") if p.is_file())
+    assert total < 12_000_000, total
+
+
+@pytest.mark.parametrize("field, line, message", [
+    ("title", 2, "'title' is 301 characters long; at most 300"),
+    ("description", 4, "'description' is 1001 characters long; at most 1000"),
+    ("tag", 7, "a tag is 51 characters long; at most 50"),
+    ("slug", 5, "'slug' is 201 bytes long; at most 200"),
+])
+def test_one_more_character_is_refused_with_the_line(tmp_path, field, line, message):
+    limits = {"title": 300, "description": 1000, "tag": 50, "slug": 200}
+    limits[field] += 1
+    site = make_site(tmp_path / "site", posts={"a.md": longest_post(**limits)})
+    result, output = build(site)
+    assert result.returncode == 1
+    assert f"content/posts/a.md:{line}:" in result.stderr and message in result.stderr, result.stderr
+    assert not output.exists()
+
+
+def test_tag_of_many_bytes_is_refused_with_the_line(tmp_path):
+    # 50 characters, but each a family emoji of 25 bytes: too long for a folder's name.
+    family = "\U0001F468\u200D\U0001F469\u200D\U0001F467\u200D\U0001F466\uFE0F"
+    site = make_site(tmp_path / "site", posts={"a.md": POST.format(title="A", extra=f"tags: [\"{family * 10}\"]\n")})
+    result, output = build(site)
+    assert result.returncode == 1
+    assert "content/posts/a.md:4:" in result.stderr and "bytes long; at most 200" in result.stderr, result.stderr
+    assert not output.exists()
+
+
+def test_long_id_is_refused_like_a_long_slug(tmp_path):
+    site = make_site(tmp_path / "site", posts={"a.md": POST.format(title="A", extra=f"id: {'i' * 201}\n")})
+    result, output = build(site)
+    assert result.returncode == 1
+    assert "content/posts/a.md:4:5:" in result.stderr and "'id' is 201 bytes long" in result.stderr
+    assert not output.exists()
+
+
 # 8. `id:` is checked like `slug:`
 
 @pytest.mark.parametrize("bad", ["../../x", "a/b", ".hidden", "a\\\\b"])
