@@ -39,7 +39,8 @@ public enum SearchTestVectors {
         ("UITablViewDelegate", "uitableviewdelegate"), ("Notificetion", "notification"), ("Codabel", "codable"),
         ("NSTableView", "uitableview"), ("iOS18", "ios17"), ("SwiftUI4", "swiftui3"), ("Swiftt", "swift"),
         ("Swft", "swift"), ("Combine", "combined"), ("Notifcaton", "notification"), ("Notfcatn", "notification"),
-        ("コンバイン", "コンバイン"), ("Ωmega", "ωmegα"),
+        ("コンバイン", "コンバイン"), ("コンバイン", "コンバイ"), ("ストーリボード", "ストーリーボード"), ("Ωmega", "ωmegα"),
+        ("Codabeel", "codable"), ("Storybrd", "storyboard"), ("UITablViewDelegat", "uitableviewdelegate"),
     ]
 
     /// Posting values (field mask, body + code count − 1 above), text lengths and idfs to score.

@@ -377,10 +377,12 @@ def test_misspelt_word_beside_other_words(browser, ios_server):
     assert titles(outcome) == ["Storyboardを使わずに画面を作る"]
 
 
-@pytest.mark.parametrize("query", ["NSTableView", "iOS18", "SwiftUI4 通知", "Notifcation 東京"])
+@pytest.mark.parametrize("query", ["NSTableView", "iOS18", "SwiftUI4 通知", "Notifcation 東京", "ローカル通値", "Codabeel"])
 def test_no_correction_that_would_be_a_false_hit(browser, ios_server, query):
     # NSTableView is AppKit, not a misspelt UITableView; iOS18 and SwiftUI4 are other versions;
-    # Notification exists, but no post has it together with 東京.
+    # Notification exists, but no post has it together with 東京; a CJK run is never corrected
+    # (ローカル通値 is one character from a title's ローカル通知); Codabeel is two edits from
+    # Codable, one too many at 8 characters.
     open_search(browser, ios_server)
     outcome = js_search_corrected(browser, query)
     assert outcome["total"] == 0 and outcome["correction"] is None

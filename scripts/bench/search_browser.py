@@ -22,7 +22,7 @@ import search_support as support  # noqa: E402
 QUERIES = ["Swift", "URLSession", "非同期処理", "JSONDecoder decode", "データ 保存", "パフォーマンス改善",
            "SwiftUI 通知", "tag:Swift 通知"]
 # Misspellings the page corrects ("did you mean"); reported apart, outside the median.
-TYPO_QUERIES = ["URLSesion", "NotificatonCenter", "Notifcation 通知"]
+TYPO_QUERIES = ["URLSesion", "NotificatonCenter", "Notifcation 通知", "Storybord"]
 
 SEARCH = """
 const done = arguments[arguments.length - 1];
