@@ -83,6 +83,12 @@ public func fnv1a32(_ text: String) -> UInt32 {
     return hash
 }
 
+/// A 32-bit hash as 8 lowercase hex digits (for names: assets, slugs, index versions).
+public func hex8(_ value: UInt32) -> String {
+    let hex = String(value, radix: 16)
+    return String(repeating: "0", count: 8 - hex.count) + hex
+}
+
 /// Spreads the bits of an integer key over all 64 (a bijection: distinct keys stay distinct).
 @inlinable @inline(__always)
 public func mixBits(_ x: UInt64) -> UInt64 {

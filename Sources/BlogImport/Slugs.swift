@@ -49,8 +49,7 @@ public enum Slugs {
 
     /// 32-bit FNV-1a of the UTF-8 bytes as 8 lowercase hex digits: stable on every platform.
     public static func shortHash(_ text: String) -> String {
-        let hex = String(fnv1a32(text), radix: 16)
-        return String(repeating: "0", count: 8 - hex.count) + hex
+        hex8(fnv1a32(text))
     }
 
     /// A stable slug from a title: the ASCII words of the title (bracketed tag prefixes such as

@@ -407,8 +407,7 @@ public final class SearchIndexState: @unchecked Sendable {
         var hash = FNV1a64()
         for chunk in chunks { hash.add(raw: Int64(bitPattern: chunk.hash)) }
         for shard in shards { hash.add(raw: Int64(bitPattern: shard.hash)) }
-        let folded = String(UInt32(truncatingIfNeeded: hash.value ^ (hash.value >> 32)), radix: 16)
-        files.append((path: "search/meta.json", bytes: metaBytes(hash: String(repeating: "0", count: 8 - folded.count) + folded)))
+        files.append((path: "search/meta.json", bytes: metaBytes(hash: hex8(UInt32(truncatingIfNeeded: hash.value ^ (hash.value >> 32))))))
         while chunkPaths.count < chunks.count { chunkPaths.append("search/docs-\(chunkPaths.count).json") }
         while shardPaths.count < shards.count { shardPaths.append("search/shards/\(shardPaths.count).json") }
         for (i, chunk) in chunks.enumerated() { files.append((path: chunkPaths[i], bytes: chunk.bytes)) }

@@ -134,8 +134,7 @@ public struct Theme: Sendable {
 
     /// `css/main.css` → `css/main.1a2b3c4d.css`: the name changes when the bytes do, so hosts may cache for ever.
     static func hashedName(_ path: String, bytes: [UInt8]) -> String {
-        let hash = String(fnv1a64(bytes) & 0xffff_ffff, radix: 16)
-        let padded = String(repeating: "0", count: 8 - hash.count) + hash
+        let padded = hex8(UInt32(truncatingIfNeeded: fnv1a64(bytes)))
         let directory = (path as NSString).deletingLastPathComponent
         let file = (path as NSString).lastPathComponent
         let dot = file.lastIndex(of: ".") ?? file.endIndex
